@@ -1,0 +1,129 @@
+"""The block: one idea, its frontmatter, its cue and its declared relations.
+
+A block's status (inbox, active, archived) is not stored in the block: it is where the block lives
+(``log/``, ``notes/``, ``archive/``), so moving a file between folders is the whole status change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+RELATIONS: tuple[str, ...] = (
+    "supports",
+    "contradicts",
+    "refines",
+    "derived-from",
+    "requires",
+    "supersedes",
+)
+"""The six declared relations, closed on purpose (seed §2.1)."""
+
+BLOCK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
+TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./%:+-]*$")
+CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+FIELD_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+TIER_LAMBDA: dict[str, float] = {
+    "permanent": 0.00001,
+    "durable": 0.001,
+    "standard": 0.010,
+    "ephemeral": 0.050,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A declared, typed edge written in the source block's file: ``supports:: [[target]]``."""
+
+    kind: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One memory block exactly as its file states it.
+
+    ``extra`` keeps unknown frontmatter keys with their raw value text, in file order, and
+    ``fields`` keeps unknown inline ``key:: value`` lines: both round-trip untouched.
+    """
+
+    id: str
+    content: str
+    cls: str = "knowledge"
+    tags: tuple[str, ...] = ()
+    pinned: bool = False
+    created: str = ""
+    cue: str = ""
+    relations: tuple[Relation, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
+    extra: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def tier(self) -> str:
+        """The decay tier: an explicit ``tier:`` key wins, else derived from tags and category."""
+        for key, value in self.extra:
+            if key == "tier" and value in TIER_LAMBDA:
+                return value
+        return derive_tier(self.cls, self.tags)
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.content)
+
+    def with_changes(self, **changes: object) -> Block:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def derive_tier(cls: str, tags: tuple[str, ...]) -> str:
+    """Constitutional → permanent; values, constraints, goals and minds → durable;
+    observations → ephemeral; everything else standard (DESIGN §10)."""
+    if "self/constitutional" in tags:
+        return "permanent"
+    durable = ("self/value", "self/constraint", "self/goal")
+    if cls in ("value", "constraint", "goal", "mind") or any(
+        t in durable or t.startswith(("self/value/", "self/constraint/", "self/goal/", "mind/"))
+        for t in tags
+    ):
+        return "durable"
+    if cls == "observation" or "observation" in tags:
+        return "ephemeral"
+    return "standard"
+
+
+def new_block_id() -> str:
+    """A permanent, content-independent id: 64 random bits as 16 hex digits."""
+    return secrets.token_hex(8)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def normalise_content(text: str) -> str:
+    """The stored form of content: LF line ends, no trailing spaces, no leading/trailing blank lines."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def normalise_for_match(text: str) -> str:
+    """What two texts must share to be the same statement: case, width and spacing folded."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(folded.split())
+
+
+def content_hash(text: str) -> str:
+    """Hash of the normalised statement; equal hashes mean a true duplicate."""
+    return hashlib.sha256(normalise_for_match(text).encode("utf-8")).hexdigest()[:32]
+
+
+def is_valid_tag(tag: str) -> bool:
+    return bool(TAG_RE.match(tag))
+
+
+def is_valid_category(cls: str) -> bool:
+    return bool(CATEGORY_RE.match(cls))

@@ -1,0 +1,151 @@
+"""Configuration: ``.elfmem/config.yaml``, committed with the memory. Zero config works.
+
+API keys never live here: ``llm.api_key_env`` names the environment variable that holds one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from elfmem.errors import ConfigError
+
+CONFIG_PATH = ".elfmem/config.yaml"
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    name: str = "my-agent"
+    agent_name: str = "elf"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    model: str = ""
+    """Empty: no LLM; dream runs its deterministic path."""
+    base_url: str = ""
+    api_key_env: str = ""
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    provider: str = "static"
+    model: str = ""
+    dimensions: int = 0
+    base_url: str = ""
+    api_key_env: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    inbox_threshold: int = 10
+    curate_interval_hours: float = 40.0
+    edge_score_threshold: float = 0.45
+    edge_degree_cap: int = 5
+    top_k: int = 5
+    search_window_hours: float = 200.0
+    penalize_threshold: float = 0.2
+    max_content_bytes: int = 64_000
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    max_inbox_per_run: int = 5
+
+
+@dataclass(frozen=True)
+class ElfmemConfig:
+    project: ProjectConfig = field(default_factory=ProjectConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    frames: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def with_agent_name(self, name: str) -> ElfmemConfig:
+        return replace(self, project=replace(self.project, agent_name=name))
+
+
+_SECTIONS: dict[str, type] = {
+    "project": ProjectConfig,
+    "llm": LLMConfig,
+    "embeddings": EmbeddingsConfig,
+    "memory": MemoryConfig,
+    "consolidation": ConsolidationConfig,
+}
+
+
+def _section(name: str, cls: type, raw: object) -> object:
+    if raw is None:
+        return cls()
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"config: `{name}` must be a mapping.", f"Fix `{name}:` in {CONFIG_PATH}.")
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, object] = {}
+    for key, value in raw.items():
+        if key not in known:
+            continue
+        default = getattr(cls(), key)
+        try:
+            values[key] = type(default)(value) if value is not None else default
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"config: `{name}.{key}` = {value!r} is not a {type(default).__name__}.",
+                f"Fix `{name}.{key}` in {CONFIG_PATH}.",
+            ) from exc
+    return cls(**values)
+
+
+def from_mapping(raw: Mapping[str, Any] | None) -> ElfmemConfig:
+    raw = raw or {}
+    sections = {name: _section(name, cls, raw.get(name)) for name, cls in _SECTIONS.items()}
+    frames = raw.get("frames") or {}
+    if not isinstance(frames, Mapping):
+        raise ConfigError("config: `frames` must be a mapping.", f"Fix `frames:` in {CONFIG_PATH}.")
+    return ElfmemConfig(frames=dict(frames), **sections)  # type: ignore[arg-type]
+
+
+def load(path: Path) -> ElfmemConfig:
+    """Read a config file; a missing file gives the defaults."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ElfmemConfig()
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc}).", f"Fix the YAML in {path}.") from exc
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ConfigError(f"{path}: expected a mapping at the top.", f"Fix {path}.")
+    return from_mapping(raw)
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> ElfmemConfig:
+    """``ELFMEM_<SECTION>__<KEY>`` variables (e.g. ``ELFMEM_PROJECT__AGENT_NAME=Ada``)."""
+    env = os.environ if environ is None else environ
+    raw: dict[str, dict[str, str]] = {}
+    for key, value in env.items():
+        if not key.startswith("ELFMEM_") or "__" not in key:
+            continue
+        section, _, name = key[len("ELFMEM_") :].lower().partition("__")
+        raw.setdefault(section, {})[name] = value
+    return from_mapping(raw)
+
+
+def render(config: ElfmemConfig) -> str:
+    data = config.to_dict()
+    if not data["frames"]:
+        data.pop("frames")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

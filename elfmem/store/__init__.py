@@ -1,0 +1,151 @@
+"""The git-native store: memory files on the branch, the ledger in notes. The only pygit2 user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pygit2
+
+from elfmem.errors import RepoStateError, UndoError
+from elfmem.store import log
+from elfmem.store import repo as repo_mod
+from elfmem.store.log import CommitInfo
+from elfmem.store.notes import NotesLedger, anchor_for_block
+from elfmem.store.revert import undo_plan
+from elfmem.store.source import GitSource
+from elfmem.store.spool import Spool
+from elfmem.store.view import MemoryView
+from elfmem.store.writer import FileEdit, MemoryWriter, Plan, WriteResult
+
+__all__ = [
+    "CommitInfo",
+    "FileEdit",
+    "GitSource",
+    "MemoryView",
+    "Plan",
+    "Store",
+    "WriteResult",
+    "anchor_for_block",
+]
+
+
+class Store:
+    """One memory repository: its branch writer, its notes ledger and its spool."""
+
+    def __init__(self, repo: pygit2.Repository, agent: str) -> None:
+        self.repo = repo
+        self.agent = agent
+        self.writer = MemoryWriter(repo, agent)
+        self.ledger = NotesLedger(repo)
+        self.spool = Spool(repo_mod.state_dir(repo) / "spool.jsonl")
+
+    @classmethod
+    def open(cls, path: Path | None, agent: str) -> Store:
+        return cls(repo_mod.discover(path), agent)
+
+    @classmethod
+    def open_or_init(cls, path: Path, agent: str) -> tuple[Store, bool]:
+        """Open the repository containing ``path``, creating one there if there is none."""
+        try:
+            return cls.open(path, agent), False
+        except RepoStateError:
+            return cls(repo_mod.init_repository(path), agent), True
+
+    @property
+    def workdir(self) -> Path | None:
+        return repo_mod.workdir(self.repo)
+
+    @property
+    def root(self) -> Path:
+        """The folder ``.elfmem`` lives in: the work tree, or the git dir of a bare repository."""
+        return self.workdir or Path(self.repo.path)
+
+    @property
+    def state_dir(self) -> Path:
+        return repo_mod.state_dir(self.repo)
+
+    @property
+    def branch(self) -> str:
+        return repo_mod.branch_ref(self.repo)
+
+    def write(
+        self,
+        build: Callable[[MemoryView], Plan | None],
+        after: Callable[[WriteResult, str | None], None] | None = None,
+    ) -> WriteResult | None:
+        """Commit what ``build`` plans; ``after(result, parent_tree_oid)`` runs under the lock."""
+        return self.writer.write(build, after)
+
+    def view(self) -> MemoryView:
+        return MemoryView(self.repo, repo_mod.head_commit(self.repo))
+
+    def source(self, at: str | None = None) -> GitSource:
+        return GitSource(self.repo, self.resolve(at) if at else None)
+
+    def resolve(self, rev: str) -> pygit2.Commit:
+        try:
+            obj = self.repo.revparse_single(rev)
+            commit = obj.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise UndoError(
+                f"`{rev}` names no commit in this repository.",
+                "Use a commit id, a branch, or HEAD~N (see `git log --oneline`).",
+            ) from exc
+        assert isinstance(commit, pygit2.Commit)
+        return commit
+
+    def commit_time(self, rev: str) -> int:
+        return self.resolve(rev).commit_time
+
+    def memory_tree_oid(self) -> str | None:
+        tree = repo_mod.memory_tree(repo_mod.head_commit(self.repo))
+        return str(tree.id) if tree is not None else None
+
+    def append_events(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
+        """Ledger lines for blocks (keyed by block id), written as one notes commit."""
+        by_anchor = {
+            anchor_for_block(b): list(lines) for b, lines in lines_by_block.items() if lines
+        }
+        if by_anchor:
+            self.ledger.append(by_anchor, message)
+
+    def flush_spool(self) -> int:
+        return self.spool.flush(self.ledger, "elfmem: flush ledger spool")
+
+    # ---- history and undo -------------------------------------------------------------------
+
+    def history(self, block_id: str) -> list[CommitInfo]:
+        return log.block_history(self.repo, block_id)
+
+    def recent(self, limit: int = 20) -> list[CommitInfo]:
+        return log.recent(self.repo, limit)
+
+    def undo_target(self, commit: str | None) -> tuple[CommitInfo, str | None]:
+        """The commit to undo and, when it was undone already, the undo that did it."""
+        if commit is None:
+            info = log.last_undoable(self.repo)
+            if info is None:
+                raise UndoError("There is no elfmem operation to undo.", "Nothing to do.")
+            return info, None
+        target = self.resolve(commit)
+        info = log.describe(target)
+        if info is None:
+            raise UndoError(
+                f"Commit {str(target.id)[:12]} was not made by elfmem (it has no Elfmem-Op trailer).",
+                f"Use `git revert {str(target.id)[:12]}` for commits that are not elfmem's.",
+            )
+        if info.op == "undo":
+            raise UndoError(
+                f"Commit {info.commit_id[:12]} is itself an undo.",
+                "To redo, run the original operation again.",
+            )
+        return info, log.reverted_by(self.repo, info.commit_id)
+
+    def undo(
+        self, target: CommitInfo, after: Callable[[WriteResult, str | None], None] | None = None
+    ) -> WriteResult | None:
+        return self.write(lambda view: undo_plan(view, target), after)
+
+    def read_self(self) -> str:
+        return GitSource(self.repo).read_self()

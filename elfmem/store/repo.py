@@ -1,0 +1,150 @@
+"""Finding the repository that holds a memory, and the guards every write passes first.
+
+Only the store layer imports pygit2; the layers above see paths, oids and bytes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import RepositoryState
+
+from elfmem.block.layout import MEMORY_DIR
+from elfmem.errors import RepoStateError
+
+_BLOCKING_STATES = {
+    RepositoryState.MERGE: "a merge",
+    RepositoryState.REVERT: "a revert",
+    RepositoryState.REVERT_SEQUENCE: "a revert",
+    RepositoryState.CHERRYPICK: "a cherry-pick",
+    RepositoryState.CHERRYPICK_SEQUENCE: "a cherry-pick",
+    RepositoryState.REBASE: "a rebase",
+    RepositoryState.REBASE_INTERACTIVE: "a rebase",
+    RepositoryState.REBASE_MERGE: "a rebase",
+    RepositoryState.APPLY_MAILBOX: "`git am`",
+    RepositoryState.APPLY_MAILBOX_OR_REBASE: "`git am` or a rebase",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who writes: the agent is always the author; git's own identity commits when it has one."""
+
+    name: str
+    email: str
+
+
+def discover(path: Path | None = None) -> pygit2.Repository:
+    """The repository containing ``path`` (default: the current directory)."""
+    start = Path(path or Path.cwd()).resolve()
+    found = pygit2.discover_repository(str(start))
+    if found is None:
+        raise RepoStateError(
+            f"No git repository contains {start}.",
+            "Run `elfmem init` here (it creates a repository), or cd into one.",
+        )
+    return pygit2.Repository(found)
+
+
+def init_repository(path: Path) -> pygit2.Repository:
+    """A new repository whose first branch is ``main``."""
+    path.mkdir(parents=True, exist_ok=True)
+    return pygit2.init_repository(str(path), initial_head="main")
+
+
+def workdir(repo: pygit2.Repository) -> Path | None:
+    return Path(repo.workdir) if repo.workdir else None
+
+
+def state_dir(repo: pygit2.Repository) -> Path:
+    """``<gitdir>/elfmem``: the index, spool, journal and lock; never committed, never pushed."""
+    d = Path(repo.path) / "elfmem"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def branch_ref(repo: pygit2.Repository) -> str:
+    """The ref memory commits go to: the checked-out branch, born or unborn."""
+    head = repo.references.get("HEAD")
+    if head is None:
+        raise RepoStateError("The repository has no HEAD.", "Run `git init` or repair .git/HEAD.")
+    target = head.target
+    if isinstance(target, str):
+        return target
+    raise RepoStateError(
+        "HEAD is detached: a memory write would land on no branch and be lost.",
+        "Check out a branch first: `git switch <branch>` (or `git switch -c memory`).",
+    )
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    """The commit HEAD names (detached or not); None on an unborn branch."""
+    head = repo.references.get("HEAD")
+    if head is None:
+        return None
+    target = head.target
+    if isinstance(target, str):
+        ref = repo.references.get(target)
+        if ref is None:
+            return None
+        target = ref.target
+    obj = repo.get(target)
+    return obj if isinstance(obj, pygit2.Commit) else None
+
+
+def memory_tree(commit: pygit2.Commit | pygit2.Tree | None) -> pygit2.Tree | None:
+    """The ``.elfmem/memory`` subtree of a commit (or of a root tree), or None."""
+    if commit is None:
+        return None
+    root = commit.tree if isinstance(commit, pygit2.Commit) else commit
+    try:
+        entry = root[MEMORY_DIR]
+    except KeyError:
+        return None
+    return entry if isinstance(entry, pygit2.Tree) else None
+
+
+def ensure_writable(repo: pygit2.Repository) -> None:
+    """Refuse to write while git is in the middle of something a person must finish."""
+    what = _BLOCKING_STATES.get(RepositoryState(repo.state()))
+    if what is not None:
+        raise RepoStateError(
+            f"The repository is in the middle of {what}; elfmem will not write now.",
+            "Finish or abort it first (`git status` says how), then run the command again.",
+        )
+    if repo.index.conflicts is not None:
+        raise RepoStateError(
+            "The git index has unresolved conflicts; elfmem will not write now.",
+            "Resolve them (`git status`), commit, then run the command again.",
+        )
+
+
+def identities(repo: pygit2.Repository, agent: str) -> tuple[Identity, Identity]:
+    """(author, committer): the agent authors; git's configured identity commits, or the agent."""
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in agent.lower()) or "agent"
+    author = Identity(agent, f"{slug}@elfmem.invalid")
+    try:
+        sig = repo.default_signature
+        committer = Identity(sig.name, sig.email)
+    except (KeyError, pygit2.GitError):
+        committer = author
+    return author, committer
+
+
+@contextmanager
+def write_lock(repo: pygit2.Repository) -> Iterator[None]:
+    """Serialise elfmem writers on this machine; the ref update is also checked by libgit2."""
+    path = state_dir(repo) / "write.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

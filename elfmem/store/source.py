@@ -1,0 +1,98 @@
+"""The store's side of the index contract: memory trees, diffs and working-tree files as plain data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pygit2
+
+from elfmem.block.layout import MEMORY_DIR, SELF_FILE
+from elfmem.store.repo import head_commit, memory_tree
+from elfmem.store.tree import blob_paths
+
+
+def _is_memory_file(relpath: str) -> bool:
+    return relpath.endswith(".md") and relpath != SELF_FILE
+
+
+class GitSource:
+    """Memory as of the branch tip (with the working tree), or of a fixed commit (without)."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None = None) -> None:
+        self.repo = repo
+        self._fixed = commit
+        self._root = Path(repo.workdir) / MEMORY_DIR if repo.workdir and commit is None else None
+
+    def _commit(self) -> pygit2.Commit | None:
+        return self._fixed if self._fixed is not None else head_commit(self.repo)
+
+    def memory_tree_oid(self) -> str | None:
+        tree = memory_tree(self._commit())
+        return str(tree.id) if tree is not None else None
+
+    def tree_files(self, tree_oid: str) -> dict[str, str]:
+        tree = self.repo.get(tree_oid)
+        files = blob_paths(self.repo, tree if isinstance(tree, pygit2.Tree) else None)
+        return {p: oid for p, oid in files.items() if _is_memory_file(p)}
+
+    def changed_paths(self, old_tree_oid: str, new_tree_oid: str) -> set[str]:
+        old = self.repo.get(old_tree_oid)
+        new = self.repo.get(new_tree_oid)
+        if not isinstance(old, pygit2.Tree) or not isinstance(new, pygit2.Tree):
+            raise KeyError(old_tree_oid if not isinstance(old, pygit2.Tree) else new_tree_oid)
+        out: set[str] = set()
+        for delta in old.diff_to_tree(new).deltas:
+            out.update(p for p in (delta.old_file.path, delta.new_file.path) if _is_memory_file(p))
+        return out
+
+    def read_blob(self, oid: str) -> bytes:
+        blob = self.repo.get(oid)
+        if not isinstance(blob, pygit2.Blob):
+            raise KeyError(oid)
+        return blob.data
+
+    def worktree_stats(self) -> dict[str, tuple[int, int]] | None:
+        if self._root is None:
+            return None
+        out: dict[str, tuple[int, int]] = {}
+        stack = [self._root]
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.name.endswith(".md") and not entry.name.startswith("."):
+                    rel = Path(entry.path).relative_to(self._root).as_posix()
+                    if _is_memory_file(rel):
+                        st = entry.stat(follow_symlinks=False)
+                        out[rel] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    def read_worktree(self, path: str) -> bytes:
+        if self._root is None:
+            raise FileNotFoundError(path)
+        return (self._root / path).read_bytes()
+
+    def blob_oid_of(self, data: bytes) -> str:
+        return str(pygit2.hash(data))
+
+    def read_self(self) -> str:
+        """The raw constitution, from disk when it has a working tree, else from the tree."""
+        if self._root is not None:
+            try:
+                return (self._root / SELF_FILE).read_text(encoding="utf-8")
+            except FileNotFoundError:
+                pass
+        tree = memory_tree(self._commit())
+        if tree is None:
+            return ""
+        try:
+            blob = self.repo.get(tree[SELF_FILE].id)
+        except KeyError:
+            return ""
+        return blob.data.decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""

@@ -1,0 +1,110 @@
+"""A read view of the memory at one commit, with a person's uncommitted edits laid over it.
+
+Writes are planned against a view. A memory file whose working-tree copy differs from its blob is a
+hand edit: the view parses that copy (refusing with file:line if it does not parse), and a write
+that touches the file carries the edit into its commit instead of overwriting it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+import pygit2
+
+from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
+from elfmem.block.model import Block
+from elfmem.block.parse import parse_bytes
+from elfmem.store.repo import memory_tree
+from elfmem.store.tree import blob_at, blob_paths
+
+_PARSED: OrderedDict[str, tuple[Block, ...]] = OrderedDict()
+_PARSED_LIMIT = 512
+
+
+def parsed(oid: str, data: bytes, path: str) -> tuple[Block, ...]:
+    """Parse a memory file once per blob oid; a bucket being appended to is never re-read."""
+    hit = _PARSED.get(oid)
+    if hit is not None:
+        _PARSED.move_to_end(oid)
+        return hit
+    blocks = tuple(parse_bytes(data, path))
+    remember_parsed(oid, blocks)
+    return blocks
+
+
+def remember_parsed(oid: str, blocks: tuple[Block, ...]) -> None:
+    _PARSED[oid] = blocks
+    if len(_PARSED) > _PARSED_LIMIT:
+        _PARSED.popitem(last=False)
+
+
+class MemoryView:
+    """The memory files of ``commit`` (None: an unborn branch), hand edits overlaid."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.tree = memory_tree(commit)
+        self.workdir = Path(repo.workdir) if repo.workdir else None
+        self.carried: set[str] = set()
+        self._paths: list[str] | None = None
+
+    def paths(self) -> list[str]:
+        """Bucket files in the tree, memory-relative, sorted."""
+        if self._paths is None:
+            self._paths = sorted(
+                p for p in blob_paths(self.repo, self.tree) if parse_bucket_path(p)
+            )
+        return self._paths
+
+    def blob_oid(self, relpath: str) -> str | None:
+        blob = blob_at(self.repo, self.tree, relpath)
+        return str(blob.id) if blob is not None else None
+
+    def text(self, relpath: str) -> str:
+        """The file as the next commit should start from it (hand edits included)."""
+        data, _ = self._bytes(relpath)
+        return data.decode("utf-8") if data else ""
+
+    def read(self, relpath: str) -> tuple[Block, ...]:
+        data, oid = self._bytes(relpath)
+        if not data:
+            return ()
+        return parsed(oid, data, f"{MEMORY_DIR}/{relpath}")
+
+    def _bytes(self, relpath: str) -> tuple[bytes, str]:
+        blob = blob_at(self.repo, self.tree, relpath)
+        data = blob.data if blob is not None else b""
+        oid = str(blob.id) if blob is not None else ""
+        if self.workdir is not None:
+            disk = self.workdir / MEMORY_DIR / relpath
+            try:
+                on_disk = disk.read_bytes()
+            except FileNotFoundError:
+                on_disk = None
+            if on_disk is not None and on_disk != data:
+                oid = str(pygit2.hash(on_disk))
+                parsed(oid, on_disk, f"{MEMORY_DIR}/{relpath}")
+                self.carried.add(relpath)
+                return on_disk, oid
+        return data, oid
+
+    def find(self, block_id: str, hint: str | None = None) -> tuple[str, Block] | None:
+        """Where a block lives; ``hint`` (from the index) is tried first, then every file."""
+        order = ([hint] if hint else []) + [p for p in self.paths() if p != hint]
+        for relpath in order:
+            for block in self.read(relpath):
+                if block.id == block_id:
+                    return relpath, block
+        return None
+
+    def append_target(self, status: str, cls: str, month: str) -> str:
+        """The bucket a new block of this kind goes to: the last one, or a fresh one when full."""
+        key = BucketKey(status, cls, month)
+        existing = set(self.paths())
+        while key.next().relpath in existing:
+            key = key.next()
+        if key.relpath in existing and len(self.read(key.relpath)) >= BUCKET_LIMIT:
+            key = key.next()
+        return key.relpath
