@@ -122,8 +122,8 @@ def content_hash(text: str) -> str:
 
 
 def is_valid_tag(tag: str) -> bool:
-    return bool(TAG_RE.match(tag))
+    return bool(TAG_RE.fullmatch(tag))
 
 
 def is_valid_category(cls: str) -> bool:
-    return bool(CATEGORY_RE.match(cls))
+    return bool(CATEGORY_RE.fullmatch(cls))
