@@ -104,11 +104,9 @@ class Store:
 
     def append_events(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
         """Ledger lines for blocks (keyed by block id), written as one notes commit."""
-        by_anchor = {
-            anchor_for_block(b): list(lines) for b, lines in lines_by_block.items() if lines
-        }
-        if by_anchor:
-            self.ledger.append(by_anchor, message)
+        wanted = {b: list(lines) for b, lines in lines_by_block.items() if lines}
+        if wanted:
+            self.ledger.append_blocks(wanted, message)
 
     def flush_spool(self) -> int:
         return self.spool.flush(self.ledger, "elfmem: flush ledger spool")

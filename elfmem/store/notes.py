@@ -1,0 +1,295 @@
+"""The ledger's storage: one JSONL note per block under ``refs/notes/elfmem``.
+
+Notes are keyed by a deterministic anchor (the blob oid of ``elfmem-block <id>\\n``) so every clone
+computes the same key and it survives edits, moves and rebases. We write the notes tree ourselves
+with a 2/38 fanout and path copy: libgit2's ``create_note`` rewrites one flat tree of every note on
+each append, which costs tens of milliseconds per event at 10k blocks.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+
+import pygit2
+from pygit2.enums import FileMode, ReferenceType, SortMode
+
+from elfmem.errors import ConflictError, InvalidInput
+
+NOTES_REF = "refs/notes/elfmem"
+CLOCK_ANCHOR_TEXT = "elfmem-clock\n"
+FALLBACK_NAME = "elfmem"
+FALLBACK_EMAIL = "elfmem@localhost"
+MAX_ATTEMPTS = 50
+
+_HEX = frozenset("0123456789abcdef")
+_Path = tuple[str, ...]
+
+
+def anchor_text(block_id: str) -> str:
+    """The bytes whose blob oid keys a block's note; plain git can hash them too."""
+    return f"elfmem-block {block_id}\n"
+
+
+def anchor_for_block(block_id: str) -> str:
+    """Same as ``printf 'elfmem-block %s\\n' <id> | git hash-object --stdin``."""
+    return str(pygit2.hash(anchor_text(block_id).encode()))
+
+
+def clock_anchor() -> str:
+    """The anchor of the memory's global events (the session clock)."""
+    return str(pygit2.hash(CLOCK_ANCHOR_TEXT.encode()))
+
+
+def _is_hex(name: str) -> bool:
+    return bool(name) and _HEX.issuperset(name)
+
+
+def require_anchor(anchor: str) -> None:
+    """Refuse anything but a 40-hex object id before it becomes a path in the notes tree."""
+    if len(anchor) != 40 or not _is_hex(anchor):
+        raise InvalidInput(
+            f"not a notes anchor: {anchor!r} (expected 40 lowercase hex digits)",
+            "Compute anchors with anchor_for_block(block_id) or clock_anchor().",
+        )
+
+
+def _locate(tree: pygit2.Tree, rest: str, path: _Path = ()) -> list[tuple[_Path, pygit2.Oid]]:
+    """Every place a note for ``rest`` sits, whatever fanout wrote it (flat, 2/38, 2/2/36, ...)."""
+    found: list[tuple[_Path, pygit2.Oid]] = []
+    if rest in tree:
+        entry = tree[rest]
+        if entry.filemode != FileMode.TREE:
+            found.append((path + (rest,), entry.id))
+    head = rest[:2]
+    if len(rest) > 2 and head in tree:
+        sub = tree[head]
+        if isinstance(sub, pygit2.Tree):
+            found.extend(_locate(sub, rest[2:], path + (head,)))
+    return found
+
+
+def _walk(tree: pygit2.Tree, prefix: str = "") -> Iterator[tuple[str, pygit2.Oid]]:
+    for entry in tree:
+        name = entry.name or ""
+        full = prefix + name
+        if not _is_hex(name) or len(full) > 40:
+            continue
+        if isinstance(entry, pygit2.Tree):
+            if len(name) == 2 and len(full) < 40:
+                yield from _walk(entry, full)
+        elif len(full) == 40:
+            yield full, entry.id
+
+
+def _entries(tree: pygit2.Tree | None) -> dict[str, pygit2.Object]:
+    return {} if tree is None else {entry.name or "": entry for entry in tree}
+
+
+def _diff(old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str, out: set[str]) -> None:
+    """Anchors whose notes differ; unchanged subtrees are skipped by oid."""
+    before, after = _entries(old), _entries(new)
+    for name in before.keys() | after.keys():
+        a, b = before.get(name), after.get(name)
+        if a is not None and b is not None and a.id == b.id:
+            continue
+        full = prefix + name
+        if not _is_hex(name) or len(full) > 40:
+            continue
+        sub_a = a if isinstance(a, pygit2.Tree) else None
+        sub_b = b if isinstance(b, pygit2.Tree) else None
+        if (sub_a is not None or sub_b is not None) and len(name) == 2:
+            _diff(sub_a, sub_b, full, out)
+        blob_a, blob_b = a is not None and sub_a is None, b is not None and sub_b is None
+        if len(full) == 40 and (blob_a or blob_b):
+            out.add(full)
+
+
+def _rewrite(
+    repo: pygit2.Repository, tree: pygit2.Tree | None, changes: Mapping[_Path, pygit2.Oid | None]
+) -> pygit2.Oid | None:
+    """Path copy: rebuild only the subtrees a change touches; None means the tree became empty."""
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    nested: dict[str, dict[_Path, pygit2.Oid | None]] = {}
+    for path, oid in changes.items():
+        if len(path) > 1:
+            nested.setdefault(path[0], {})[path[1:]] = oid
+        elif oid is not None:
+            builder.insert(path[0], oid, FileMode.BLOB)
+        elif builder.get(path[0]) is not None:
+            builder.remove(path[0])
+    for name, sub_changes in nested.items():
+        old = tree[name] if tree is not None and name in tree else None
+        new = _rewrite(repo, old if isinstance(old, pygit2.Tree) else None, sub_changes)
+        if new is not None:
+            builder.insert(name, new, FileMode.TREE)
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    return builder.write() if len(builder) else None
+
+
+def union_note(existing: str, lines: Sequence[str]) -> str | None:
+    """The note with ``lines`` added where absent, or None when every line is already there."""
+    kept = [line for line in existing.split("\n") if line.strip()]
+    seen = set(kept)
+    added = False
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise InvalidInput(
+                "a ledger line may not contain a line break",
+                "Encode the event with elfmem.store.ledger.encode(event).",
+            )
+        if line.strip() and line not in seen:
+            seen.add(line)
+            kept.append(line)
+            added = True
+    return "\n".join(kept) + "\n" if added else None
+
+
+class NotesLedger:
+    """Reads and appends JSONL notes on one notes ref; every append is a compare-and-swap."""
+
+    def __init__(
+        self,
+        repo: pygit2.Repository,
+        ref: str = NOTES_REF,
+        *,
+        author: pygit2.Signature | None = None,
+        committer: pygit2.Signature | None = None,
+    ) -> None:
+        self.repo = repo
+        self.ref = ref
+        self._author = author
+        self._committer = committer
+
+    def _reference(self) -> pygit2.Reference | None:
+        ref = self.repo.references.get(self.ref)
+        if ref is not None and ref.type == ReferenceType.SYMBOLIC:
+            ref = ref.resolve()
+        return ref
+
+    def tip(self) -> str | None:
+        ref = self._reference()
+        return None if ref is None else str(ref.target)
+
+    def tip_at(self, when: int) -> str | None:
+        """The newest notes commit made at or before ``when`` (epoch seconds): ``--at REV``."""
+        tip = self.tip()
+        for commit in [] if tip is None else self.repo.walk(tip, SortMode.TIME):
+            if commit.commit_time <= when:
+                return str(commit.id)
+        return None
+
+    def _tree(self, tip: str | None) -> pygit2.Tree | None:
+        return None if tip is None else self.repo[tip].peel(pygit2.Tree)
+
+    def _text(self, tree: pygit2.Tree | None, anchor: str) -> tuple[str, list[_Path]]:
+        found = [] if tree is None else _locate(tree, anchor)
+        return "".join(self._blob_text(oid) for _, oid in found), [path for path, _ in found]
+
+    def _blob_text(self, oid: pygit2.Oid) -> str:
+        text: str = self.repo[oid].read_raw().decode("utf-8", "surrogateescape")
+        return text if text.endswith("\n") else text + "\n"
+
+    def read(self, anchor: str, tip: str | None = None) -> str | None:
+        """The note's text at ``tip`` (default: the current tip), or None if it has none."""
+        require_anchor(anchor)
+        text, paths = self._text(self._tree(tip if tip is not None else self.tip()), anchor)
+        return text if paths else None
+
+    def read_all(self, tip: str | None = None) -> dict[str, str]:
+        """Anchor → note text at ``tip`` (default: the current tip)."""
+        tree = self._tree(tip if tip is not None else self.tip())
+        notes: dict[str, str] = {}
+        for anchor, oid in [] if tree is None else _walk(tree):
+            notes[anchor] = notes.get(anchor, "") + self._blob_text(oid)
+        return notes
+
+    def changed_anchors(self, old_tip: str | None, new_tip: str | None) -> set[str]:
+        changed: set[str] = set()
+        _diff(self._tree(old_tip), self._tree(new_tip), "", changed)
+        return changed
+
+    def anchor_block(self, block_id: str) -> str:
+        """The block's anchor, with its blob written so plain ``git notes show`` resolves it."""
+        return str(self.repo.create_blob(anchor_text(block_id).encode()))
+
+    def append_blocks(
+        self, lines_by_block: Mapping[str, Sequence[str]], message: str
+    ) -> str | None:
+        """``append`` keyed by block id instead of anchor."""
+        by_anchor = {
+            self.anchor_block(block_id): lines for block_id, lines in lines_by_block.items()
+        }
+        return self.append(by_anchor, message)
+
+    def append(
+        self,
+        lines_by_anchor: Mapping[str, Sequence[str]],
+        message: str,
+        *,
+        author: pygit2.Signature | None = None,
+        committer: pygit2.Signature | None = None,
+    ) -> str | None:
+        """One notes commit for the whole batch; returns its oid, or None if nothing was new."""
+        for anchor, lines in lines_by_anchor.items():
+            require_anchor(anchor)
+            if isinstance(lines, str):
+                raise InvalidInput(
+                    f"lines for {anchor} must be a sequence of lines, not one string",
+                    "Pass a list: {anchor: [line]}.",
+                )
+        if clock_anchor() in lines_by_anchor:
+            self.repo.create_blob(CLOCK_ANCHOR_TEXT.encode())
+        last: Exception | None = None
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return self._attempt(lines_by_anchor, message, author, committer)
+            except (pygit2.GitError, OSError) as exc:  # tip moved or ref locked: re-read, retry
+                last = exc
+                time.sleep(min(0.1, 0.001 * 2 ** min(attempt, 7)) * random.uniform(0.5, 1.5))
+        raise ConflictError(
+            f"{self.ref} kept moving; {MAX_ATTEMPTS} attempts to append failed ({last})",
+            "Retry the call; if it keeps failing, look for a stuck writer or a stale "
+            f"{self.ref}.lock file in the git directory.",
+        )
+
+    def _attempt(
+        self,
+        lines_by_anchor: Mapping[str, Sequence[str]],
+        message: str,
+        author: pygit2.Signature | None,
+        committer: pygit2.Signature | None,
+    ) -> str | None:
+        ref = self._reference()
+        old_tip = None if ref is None else str(ref.target)
+        tree = self._tree(old_tip)
+        changes: dict[_Path, pygit2.Oid | None] = {}
+        for anchor, lines in lines_by_anchor.items():
+            existing, paths = self._text(tree, anchor)
+            merged = union_note(existing, lines)
+            if merged is None:
+                continue
+            target = (anchor[:2], anchor[2:])
+            changes.update({path: None for path in paths if path != target})
+            changes[target] = self.repo.create_blob(merged.encode("utf-8", "surrogateescape"))
+        if not changes:
+            return None
+        tree_oid = _rewrite(self.repo, tree, changes) or self.repo.TreeBuilder().write()
+        committer = committer or self._committer or self._default_signature()
+        author = author or self._author or committer
+        parents = [] if old_tip is None else [old_tip]
+        commit = self.repo.create_commit(None, author, committer, message, tree_oid, parents)
+        reflog = "notes: " + (message.splitlines() or [""])[0]
+        if ref is None:
+            self.repo.create_reference_direct(self.ref, commit, False, message=reflog)
+        else:
+            ref.set_target(commit, reflog)  # compare-and-swap against old_tip
+        return str(commit)
+
+    def _default_signature(self) -> pygit2.Signature:
+        try:
+            return self.repo.default_signature
+        except (KeyError, pygit2.GitError):
+            return pygit2.Signature(FALLBACK_NAME, FALLBACK_EMAIL)

@@ -1,0 +1,140 @@
+"""An fsynced, append-only spool for high-rate ledger events (reinforcement, co-retrieval).
+
+A notes commit per retrieval would be wasteful, so such events are acknowledged once they are on
+disk here and reach the notes ref in one batch at flush. The spool is truncated only after the
+notes ref moved; a crash in between replays lines the note's union already holds, which changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from elfmem.errors import InvalidInput
+from elfmem.store.notes import NotesLedger, require_anchor
+
+SPOOL_NAME = "spool.jsonl"
+
+
+def _record(anchor: str, line: str) -> bytes:
+    require_anchor(anchor)
+    if "\n" in line or "\r" in line or not line.strip():
+        raise InvalidInput(
+            f"cannot spool {line!r}: a ledger line is one non-blank line",
+            "Spool one event encoded with elfmem.store.ledger.encode(event).",
+        )
+    record = json.dumps(
+        {"a": anchor, "l": line}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return (record + "\n").encode()
+
+
+def _parse(raw: bytes) -> tuple[str, str] | None:
+    try:
+        record = json.loads(raw)
+    except ValueError:  # includes UnicodeDecodeError
+        return None
+    if not isinstance(record, dict):
+        return None
+    anchor, line = record.get("a"), record.get("l")
+    if isinstance(anchor, str) and isinstance(line, str) and len(anchor) == 40 and line.strip():
+        return anchor, line
+    return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class Spool:
+    """``<gitdir>/elfmem/spool.jsonl`` plus a lock file that serialises writers across processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+
+    @classmethod
+    def in_git_dir(cls, git_dir: str | Path) -> Spool:
+        return cls(Path(git_dir) / "elfmem" / SPOOL_NAME)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def append(self, anchor: str, line: str) -> None:
+        """Durably record one event line; when this returns the event survives a crash."""
+        self.extend([(anchor, line)])
+
+    def extend(self, entries: Iterable[tuple[str, str]]) -> None:
+        """Durably record several events with one fsync."""
+        data = b"".join(_record(anchor, line) for anchor, line in entries)
+        if not data:
+            return
+        with self._locked():
+            created = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # seal a torn tail so it cannot swallow this record
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if created:
+                self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _read(self) -> list[tuple[str, str]]:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        # The part after the last newline is a torn write: never acknowledged, so ignored.
+        complete = raw.split(b"\n")[:-1]
+        return [entry for entry in map(_parse, complete) if entry is not None]
+
+    def entries(self) -> list[tuple[str, str]]:
+        """The pending (anchor, line) pairs, in the order they were spooled."""
+        with self._locked():
+            return self._read()
+
+    def pending(self) -> int:
+        return len(self.entries())
+
+    def flush(self, ledger: NotesLedger, message: str) -> int:
+        """Write every pending line as one notes commit, then empty the spool; returns the count."""
+        with self._locked():
+            entries = self._read()
+            if entries:
+                batch: dict[str, list[str]] = {}
+                for anchor, line in entries:
+                    batch.setdefault(anchor, []).append(line)
+                ledger.append(batch, message)
+            if self.path.exists() and self.path.stat().st_size:
+                fd = os.open(self.path, os.O_WRONLY)
+                try:
+                    os.ftruncate(fd, 0)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            return len(entries)
