@@ -1,0 +1,105 @@
+"""Write latency: ``remember`` (commit + ledger note + index update) at 1k/10k/100k blocks.
+
+Prints a table of p50/p95 per size, a batch of 1,000 in one commit, and the same single write in a
+repository that also holds 50k ordinary files (where rewriting git's own index dominates).
+
+    python bench/write_bench.py [--sizes 1000,10000,100000] [--samples 200] [--big-repo 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from elfmem.api import MemorySystem
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def fill(system: MemorySystem, n: int, start: int = 0, batch: int = 5000) -> None:
+    done = start
+    while done < n:
+        k = min(batch, n - done)
+        items = [{"content": f"Filler fact {i}: service s{i % 997} uses port {8000 + i % 1000}",
+                  "cue": f"filler {i % 50}", "tags": [f"t/{i % 20}"]} for i in range(done, done + k)]
+        await system.remember_many(items)
+        done += k
+
+
+async def time_remembers(system: MemorySystem, samples: int, tag: str) -> list[float]:
+    out = []
+    for i in range(samples):
+        t0 = time.perf_counter()
+        await system.remember(f"Measured fact {tag}-{i}: the cache TTL for tenant {i} is {i % 60} minutes",
+                              cue="choosing a cache TTL")
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def make_repo(root: Path, ordinary_files: int) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    for i in range(ordinary_files):
+        d = root / "src" / f"d{i // 500}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"file {i}\n")
+    if ordinary_files:
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+        subprocess.run(["git", "commit", "-qm", "ordinary files"], cwd=root, check=True)
+
+
+async def scenario(label: str, blocks: int, samples: int, ordinary_files: int = 0) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        make_repo(root, ordinary_files)
+        system, _ = await MemorySystem.init(root)
+        await fill(system, blocks)
+        await time_remembers(system, 5, "warm")
+        lat = await time_remembers(system, samples, label)
+        await system.close()
+    return {"scenario": label, "blocks": blocks, "p50": statistics.median(lat), "p95": pct(lat, 0.95)}
+
+
+async def batch_scenario(n: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        make_repo(root, 0)
+        system, _ = await MemorySystem.init(root)
+        items = [{"content": f"Batch fact {i}: queue q{i} drains in {i % 90} seconds",
+                  "cue": "sizing queues"} for i in range(n)]
+        t0 = time.perf_counter()
+        await system.remember_many(items)
+        ms = (time.perf_counter() - t0) * 1000
+        await system.close()
+    return {"scenario": f"batch of {n:,} (one commit)", "blocks": n, "p50": ms, "p95": ms}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--big-repo", type=int, default=50_000)
+    args = ap.parse_args()
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        rows.append(await scenario(f"remember at {size:,} blocks", size, args.samples))
+    rows.append(await batch_scenario(1000))
+    if args.big_repo:
+        rows.append(await scenario(f"remember at 1,000 blocks, repo with {args.big_repo:,} files",
+                                   1000, args.samples, args.big_repo))
+    print(f"{'scenario':<52} {'p50 ms':>9} {'p95 ms':>9}")
+    for r in rows:
+        print(f"{r['scenario']:<52} {r['p50']:>9.2f} {r['p95']:>9.2f}")
+    print(f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, after 5 warm-up writes)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

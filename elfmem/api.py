@@ -1,0 +1,295 @@
+"""``MemorySystem``: the one facade. Async, as the seed specifies, over one synchronous core.
+
+Every interface (CLI, MCP server, git hooks) calls these methods and renders their results; no
+behaviour lives anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from elfmem import config as config_mod
+from elfmem.adapters.embedding import make_embedder
+from elfmem.config import CONFIG_PATH, ElfmemConfig
+from elfmem.identity import setup
+from elfmem.identity.setup import InitResult
+from elfmem.identity.templates import TEMPLATES
+from elfmem.retrieval.result import FrameResult
+from elfmem.rhythms import capture, inspect, maintenance, sessions
+from elfmem.rhythms import dream as dream_mod
+from elfmem.rhythms import recall as recall_mod
+from elfmem.rhythms import undo as undo_mod
+from elfmem.rhythms.capture import Capture
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.dream import DreamResult
+from elfmem.rhythms.results import (
+    BatchResult,
+    BlockInfo,
+    ChangeResult,
+    HistoryResult,
+    LedgerResult,
+    ListResult,
+    RememberResult,
+    UndoResult,
+)
+from elfmem.store import Store
+
+ConfigLike = ElfmemConfig | str | Path | Mapping[str, Any] | None
+
+
+def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
+    if isinstance(config, ElfmemConfig):
+        return config
+    if isinstance(config, Mapping):
+        return config_mod.from_mapping(config)
+    if isinstance(config, (str, Path)):
+        return config_mod.load(Path(config))
+    return config_mod.load(store.root / CONFIG_PATH)
+
+
+class MemorySystem:
+    """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+        self._session: tuple[str, float] | None = None
+
+    # ---- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    async def from_config(cls, path: str | Path | None = None, config: ConfigLike = None) -> MemorySystem:
+        """Open the memory in the repository containing ``path`` (default: the current directory).
+
+        ``config`` may be an ElfmemConfig, a YAML path, a dict, or None to read
+        ``.elfmem/config.yaml`` from the repository.
+        """
+        store = Store.open(Path(path) if path else None, "elf")
+        cfg = _resolve_config(store, config)
+        store = Store(store.repo, cfg.project.agent_name)
+        return cls(Core(store, cfg, make_embedder(cfg.embeddings)))
+
+    @classmethod
+    async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
+        """Configuration from ``ELFMEM_<SECTION>__<KEY>`` variables; ``ELFMEM_PATH`` names the repo."""
+        cfg = config_mod.from_env()
+        return await cls.from_config(path or os.environ.get("ELFMEM_PATH"), cfg)
+
+    @classmethod
+    @asynccontextmanager
+    async def managed(cls, path: str | Path | None = None, config: ConfigLike = None) -> AsyncIterator[MemorySystem]:
+        """Open, start a session, yield, end the session and close: right for scripts."""
+        system = await cls.from_config(path, config)
+        try:
+            async with system.session():
+                yield system
+        finally:
+            await system.close()
+
+    @classmethod
+    async def init(
+        cls,
+        path: str | Path | None = None,
+        *,
+        name: str | None = None,
+        seed: bool = False,
+        self_text: str | None = None,
+        template: str | None = None,
+    ) -> tuple[MemorySystem, InitResult]:
+        """Scaffold a memory (creating the repository if there is none) or refresh one."""
+        root = Path(path or Path.cwd()).resolve()
+        store, created = Store.open_or_init(root, name or "elf")
+        existing_path = store.root / CONFIG_PATH
+        existing = config_mod.load(existing_path) if existing_path.exists() else None
+        cfg, write_config = setup.config_for(existing, name)
+        store = Store(store.repo, cfg.project.agent_name)
+        core = Core(store, cfg, make_embedder(cfg.embeddings))
+        result = setup.init(core, created, write_config=write_config, seed=seed,
+                            self_text=self_text, template=template)
+        return cls(core), result
+
+    @staticmethod
+    def templates() -> dict[str, str]:
+        """Profession templates for ``init --template``: name → description."""
+        return {name: desc for name, (desc, _) in TEMPLATES.items()}
+
+    @property
+    def config(self) -> ElfmemConfig:
+        return self._core.config
+
+    @property
+    def root(self) -> Path:
+        return self._core.store.root
+
+    # ---- sessions -----------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[MemorySystem]:
+        """Decay advances only inside sessions; nested calls join the open one."""
+        if self._session is not None:
+            yield self
+            return
+        await self.begin_session()
+        try:
+            yield self
+        finally:
+            await self.end_session()
+
+    async def begin_session(self) -> str:
+        if self._session is None:
+            self._session = (sessions.begin(self._core), time.time())
+        return self._session[0]
+
+    async def end_session(self) -> None:
+        if self._session is not None:
+            session_id, started = self._session
+            self._session = None
+            sessions.end(self._core, session_id, started)
+
+    async def close(self) -> None:
+        """End any open session and flush the ledger spool."""
+        await self.end_session()
+        self._core.close()
+
+    # ---- the heartbeat ------------------------------------------------------------------------
+
+    async def remember(
+        self,
+        content: str,
+        cue: str = "",
+        tags: Sequence[str] = (),
+        category: str = "knowledge",
+        pinned: bool = False,
+        allow_secret: bool = False,
+    ) -> RememberResult:
+        """Store one block in the inbox: one commit, milliseconds, no LLM. Always pass a cue."""
+        item = Capture(content, cue, tuple(tags), category, pinned)
+        return capture.remember(self._core, item, allow_secret)
+
+    async def remember_many(
+        self, items: Sequence[Mapping[str, Any] | Capture], allow_secret: bool = False
+    ) -> BatchResult:
+        """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category."""
+        caps = [i for i in items if isinstance(i, Capture)]
+        caps += capture.captures_from([i for i in items if not isinstance(i, Capture)])
+        return capture.remember_many(self._core, caps, allow_secret)
+
+    async def edit(
+        self,
+        block_id: str,
+        content: str | None = None,
+        cue: str | None = None,
+        tags: Sequence[str] | None = None,
+        allow_secret: bool = False,
+    ) -> ChangeResult:
+        """Correct a block's content, cue or tags; its id survives."""
+        return capture.edit(self._core, block_id, content, cue, tags, allow_secret)
+
+    async def forget(self, block_id: str) -> ChangeResult:
+        """Archive a block (kept, not deleted; `undo` brings it back). Idempotent."""
+        return capture.forget(self._core, block_id)
+
+    async def undo(self, commit: str | None = None) -> UndoResult:
+        """Revert the last elfmem commit (or ``commit``) with a new commit."""
+        return undo_mod.undo(self._core, commit)
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    async def ls(
+        self,
+        tag: str | None = None,
+        category: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+    ) -> ListResult:
+        """Deterministic, unscored listing. ``tag`` is a pattern like ``self/%``."""
+        return inspect.ls(self._core, tag, category, status, limit)
+
+    async def inbox(self) -> ListResult:
+        """Blocks captured but not yet consolidated, oldest first."""
+        return inspect.inbox(self._core)
+
+    async def show(self, block_id: str) -> BlockInfo:
+        """One block in full."""
+        return inspect.show(self._core, block_id)
+
+    async def block_history(self, block_id: str) -> HistoryResult:
+        """The commits that touched a block, newest first."""
+        return inspect.history(self._core, block_id)
+
+    async def ledger(self, block_id: str) -> LedgerResult:
+        """A block's ledger events (its git note)."""
+        return inspect.ledger(self._core, block_id)
+
+    async def history(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The most recent elfmem operations, newest first."""
+        return [c.to_dict() for c in self._core.store.recent(limit)]
+
+    # ---- retrieval and consolidation ------------------------------------------------------------
+
+    async def frame(
+        self,
+        name: str,
+        query: str | None = None,
+        *,
+        top_k: int | None = None,
+        at: str | None = None,
+    ) -> FrameResult:
+        """Rank and render a frame: ``self`` (queryless), ``attention``, ``task``, ``simulate``.
+
+        ``at`` answers from the memory as it was at that commit (``HEAD~20``, a tag, an id).
+        """
+        return recall_mod.frame(self._core, name, query, top_k=top_k, at=at)
+
+    async def recall(
+        self,
+        query: str,
+        frame: str = "attention",
+        *,
+        top_k: int | None = None,
+        at: str | None = None,
+    ) -> FrameResult:
+        """``frame(frame, query)`` with the query first: what the agent knows that bears on it."""
+        return recall_mod.frame(self._core, frame, query, top_k=top_k, at=at)
+
+    async def dream(self, max_blocks: int | None = None, no_llm: bool = False) -> DreamResult:
+        """Consolidate the inbox: embed, drop true duplicates, link look-alikes, promote; one commit.
+
+        With no LLM configured (or ``no_llm``) the deterministic path runs and the result says so.
+        """
+        deterministic = no_llm or not self._core.config.llm.model
+        return dream_mod.dream(self._core, max_blocks, deterministic)
+
+    @property
+    def should_dream(self) -> bool:
+        """True when the inbox holds at least ``memory.inbox_threshold`` blocks."""
+        return dream_mod.should_dream(self._core)
+
+    # ---- the index ------------------------------------------------------------------------------
+
+    async def index_check(self) -> maintenance.CheckResult:
+        """Parse every memory file; report errors with file:line. Touches nothing."""
+        return maintenance.check(self._core)
+
+    async def index_status(self) -> maintenance.IndexStatus:
+        """Where the derived index stands: counts, the tree it is keyed to, size on disk."""
+        return maintenance.status(self._core)
+
+    async def index_rebuild(self, to: str | Path) -> maintenance.RebuildResult:
+        """Rebuild an index from git at ``to`` (never the live one). Zero LLM calls."""
+        return maintenance.rebuild_to(self._core, Path(to))
+
+    async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
+        """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
+        return maintenance.parity(self._core, probes)
+
+    async def doctor_frames(self, query: str = "what matters right now") -> list[FrameResult]:
+        """Render every frame; each result lists what it dropped and why."""
+        out = []
+        for name, spec in recall_mod.frames(self._core).items():
+            out.append(recall_mod.frame(self._core, name, None if spec.queryless else query))
+        return out

@@ -1,0 +1,41 @@
+"""The ``elfmem`` command (also installed as ``git-elfmem``, so ``git elfmem …`` works).
+
+Each command is one call to ``MemorySystem`` and one render of its result.
+"""
+
+from __future__ import annotations
+
+import click
+
+from elfmem import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="elfmem")
+@click.option(
+    "-C",
+    "--path",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Run as if started in this directory (like git -C).",
+)
+@click.pass_context
+def cli(ctx: click.Context, path: str | None) -> None:
+    """Git-native adaptive memory for LLM agents."""
+    ctx.ensure_object(dict)
+    ctx.obj["path"] = path
+
+
+def _register() -> None:
+    from elfmem.cli import capture, index, inspect, recall, setup
+
+    for module in (setup, capture, inspect, recall, index):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main() -> None:
+    cli(prog_name="elfmem")

@@ -1,0 +1,106 @@
+"""``remember``, ``edit``, ``forget``, ``undo``: the writes, one commit each."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from elfmem.cli.output import emit, json_option, run
+from elfmem.errors import ElfmemError, InvalidInput
+
+
+def _tags(values: tuple[str, ...]) -> list[str]:
+    return [t for v in values for t in v.replace(",", " ").split()]
+
+
+def _read_batch(path: str) -> list[dict[str, object]]:
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    records = []
+    with stream:
+        for n, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(
+                    f"{path}:{n}: not a JSON object ({exc.msg}).",
+                    'Each line must be one JSON object like {"content": "…", "cue": "…"}.',
+                ) from exc
+    return records
+
+
+@click.command()
+@click.argument("content", required=False)
+@click.option("--cue", default="", help="When a future agent should recall this (one line).")
+@click.option("--tags", "-t", multiple=True, help="Tags, comma or space separated (repeatable).")
+@click.option("--category", default="knowledge", show_default=True, help="Category (file it lives in).")
+@click.option("--pinned", is_flag=True, help="Never archive this block automatically.")
+@click.option("--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit.")
+@click.option("--allow-secret", is_flag=True, help="Store text that looks like a credential anyway.")
+@json_option
+@click.pass_context
+def remember(ctx: click.Context, content: str | None, cue: str, tags: tuple[str, ...], category: str,
+             pinned: bool, batch: str | None, allow_secret: bool, json_: bool) -> None:
+    """Store knowledge in the inbox. Milliseconds, no LLM, one commit."""
+    if batch is not None:
+        try:
+            records = _read_batch(batch)
+        except (OSError, ElfmemError) as exc:
+            err = exc if isinstance(exc, ElfmemError) else InvalidInput(str(exc), "Check the file path.")
+            from elfmem.cli.output import fail
+
+            fail(err, json_)
+            return
+        result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret=allow_secret))
+        emit(result, json_)
+        return
+    if content is None:
+        if sys.stdin.isatty():
+            raise click.UsageError("Pass CONTENT, or --batch FILE.jsonl, or pipe text on stdin.")
+        content = sys.stdin.read()
+    text = content
+    result = run(ctx, json_, lambda s: s.remember(text, cue=cue, tags=_tags(tags), category=category,
+                                                   pinned=pinned, allow_secret=allow_secret))
+    emit(result, json_, result.block_id if not json_ and result.status == "created" else None)
+    if result.status == "duplicate" and not json_:
+        click.echo(f"Duplicate of {result.block_id}; nothing written.", err=True)
+
+
+@click.command()
+@click.argument("block_id")
+@click.argument("content", required=False)
+@click.option("--cue", default=None, help="A new cue.")
+@click.option("--tags", "-t", multiple=True, help="Replace the tags.")
+@click.option("--allow-secret", is_flag=True, help="Store text that looks like a credential anyway.")
+@json_option
+@click.pass_context
+def edit(ctx: click.Context, block_id: str, content: str | None, cue: str | None,
+         tags: tuple[str, ...], allow_secret: bool, json_: bool) -> None:
+    """Correct a block's content, cue or tags. The id survives."""
+    new_tags = _tags(tags) if tags else None
+    result = run(ctx, json_, lambda s: s.edit(block_id, content, cue, new_tags, allow_secret))
+    emit(result, json_)
+
+
+@click.command()
+@click.argument("block_id")
+@json_option
+@click.pass_context
+def forget(ctx: click.Context, block_id: str, json_: bool) -> None:
+    """Archive a block (kept in archive/, back with `undo`). Idempotent."""
+    emit(run(ctx, json_, lambda s: s.forget(block_id)), json_)
+
+
+@click.command()
+@click.argument("commit", required=False)
+@json_option
+@click.pass_context
+def undo(ctx: click.Context, commit: str | None, json_: bool) -> None:
+    """Revert the last elfmem commit (or COMMIT) with a new commit."""
+    emit(run(ctx, json_, lambda s: s.undo(commit)), json_)
+
+
+COMMANDS = [remember, edit, forget, undo]

@@ -1,0 +1,77 @@
+"""``index check | status | rebuild --to PATH | parity`` and ``doctor --frames``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from elfmem.cli.output import emit, json_option, run
+
+
+@click.group()
+def index() -> None:
+    """The derived search index (SQLite in the git dir; disposable)."""
+
+
+@index.command()
+@json_option
+@click.pass_context
+def check(ctx: click.Context, json_: bool) -> None:
+    """Parse every memory file and report errors with file:line. Touches nothing."""
+    result = run(ctx, json_, lambda s: s.index_check())
+    emit(result, json_)
+    if not result.ok:
+        sys.exit(1)
+
+
+@index.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, json_: bool) -> None:
+    """Counts, freshness, the tree the index is keyed to, its size."""
+    emit(run(ctx, json_, lambda s: s.index_status()), json_)
+
+
+@index.command(name="rebuild")
+@click.option("--to", "to", required=True, type=click.Path(dir_okay=False),
+              help="Where to write the rebuilt index (never the live one).")
+@json_option
+@click.pass_context
+def rebuild_cmd(ctx: click.Context, to: str, json_: bool) -> None:
+    """Rebuild an index from git and the ledger. Zero LLM calls."""
+    emit(run(ctx, json_, lambda s: s.index_rebuild(to)), json_)
+
+
+@index.command()
+@click.option("--probes", type=int, default=20, show_default=True)
+@json_option
+@click.pass_context
+def parity(ctx: click.Context, probes: int, json_: bool) -> None:
+    """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
+    result = run(ctx, json_, lambda s: s.index_parity(probes))
+    emit(result, json_)
+    if not result.ok:
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--frames", "frames_", is_flag=True, help="Render every frame; show what was dropped and why.")
+@click.option("--query", default="what matters right now", show_default=True)
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, frames_: bool, query: str, json_: bool) -> None:
+    """Diagnose setup. With --frames, exit non-zero only when a guaranteed block was dropped."""
+    results = run(ctx, json_, lambda s: s.doctor_frames(query))
+    lines = []
+    for r in results:
+        lines.append(f"== {r.summary}")
+        lines += [f"   kept    {b.id}  score {b.score:.3f}  {b.content.splitlines()[0][:60]}" for b in r.blocks]
+        lines += [f"   dropped {d['id']}  ({d['reason']}{', GUARANTEED' if d['guaranteed'] == 'yes' else ''})"
+                  for d in r.dropped]
+    emit(results, json_, "\n".join(lines))
+    if any(r.guaranteed_dropped for r in results):
+        sys.exit(1)
+
+
+COMMANDS = [index, doctor]

@@ -1,0 +1,84 @@
+"""One renderer for every command: data on stdout (text or ``--json``), words on stderr.
+
+Errors are translated once, here: ``Error:`` and ``Recovery:`` on stderr and a non-zero exit, or a
+``{"error", "recovery"}`` object on stdout with ``--json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from elfmem.errors import ElfmemError
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+def json_option(f: F) -> F:
+    """``--json`` on a command: the stable JSON shape instead of text."""
+    return click.option("--json", "json_", is_flag=True, help="Print JSON on stdout.")(f)  # type: ignore[return-value]
+
+
+def to_jsonable(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def emit(value: Any, json_: bool, text: str | None = None) -> None:
+    if json_:
+        click.echo(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
+    else:
+        click.echo(text if text is not None else str(value))
+
+
+def fail(exc: ElfmemError, json_: bool) -> None:
+    if json_:
+        click.echo(json.dumps(exc.to_dict(), ensure_ascii=False))
+    click.echo(f"Error: {exc.message}", err=True)
+    if exc.recovery:
+        click.echo(f"Recovery: {exc.recovery}", err=True)
+    sys.exit(exc.exit_code)
+
+
+def repo_path(ctx: click.Context) -> Path | None:
+    obj = ctx.find_root().obj or {}
+    value = obj.get("path")
+    return Path(value) if value else None
+
+
+def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the memory, run one API call, close it; translate elfmem errors."""
+    from elfmem.api import MemorySystem
+
+    async def go() -> T:
+        system = await MemorySystem.from_config(repo_path(ctx))
+        try:
+            return await action(system)
+        finally:
+            await system.close()
+
+    try:
+        return asyncio.run(go())
+    except ElfmemError as exc:
+        fail(exc, json_)
+        raise  # unreachable: fail exits
+
+
+def guarded(json_: bool, fn: Callable[[], T]) -> T:
+    try:
+        return fn()
+    except ElfmemError as exc:
+        fail(exc, json_)
+        raise

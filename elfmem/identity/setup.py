@@ -1,0 +1,138 @@
+"""``init``: scaffold a memory, or refresh an established one without duplicating anything.
+
+One commit holds whatever was missing: the config, the raw constitution, the folders, the
+``.gitattributes`` line, and seed or template blocks for roles nobody has filled yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elfmem.block.layout import MEMORY_DIR, STATUS_DIRS, month_of
+from elfmem.block.model import Block
+from elfmem.config import CONFIG_PATH, ElfmemConfig, render
+from elfmem.errors import InvalidInput
+from elfmem.identity.constitution import CONSTITUTION, DEFAULT_SELF, SeedBlock, seed_tags
+from elfmem.identity.templates import TEMPLATES, template_tags
+from elfmem.index import queries
+from elfmem.rhythms.capture import Capture, make_block
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import Result
+from elfmem.store import FileEdit, MemoryView, Plan
+
+GITATTRIBUTES_LINE = ".elfmem/memory/** text eol=lf"
+
+
+@dataclass(frozen=True)
+class InitResult(Result):
+    root: str
+    created_repo: bool
+    commit_id: str | None
+    seeded: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    agent_name: str = "elf"
+
+    @property
+    def summary(self) -> str:
+        if self.commit_id is None:
+            return f"Memory at {self.root} is already set up; nothing to change."
+        what = ", ".join(self.files) if self.files else "no files"
+        return (
+            f"Initialised memory for {self.agent_name} at {self.root} (commit {self.commit_id[:12]}): "
+            f"{what}; {len(self.seeded)} blocks seeded."
+        )
+
+
+def _filled_roles(core: Core) -> set[str]:
+    core.sync()
+    rows = queries.list_blocks(core.db(), tag_pattern="self/role/%")
+    return {t.removeprefix("self/role/") for r in rows if r.status != "archived" for t in r.tags
+            if t.startswith("self/role/")}
+
+
+def _seed(core: Core, seeds: tuple[SeedBlock, ...], tags_for: object, filled: set[str],
+          name: str, key: str = "") -> list[Block]:
+    out = []
+    for seed in seeds:
+        role = f"{key}-{seed.role}" if key else seed.role
+        if role in filled:
+            continue
+        tags = tags_for(seed.role)  # type: ignore[operator]
+        item = Capture(seed.content.format(name=name), seed.cue, tuple(tags), "self", pinned=True)
+        out.append(make_block(core, item))
+    return out
+
+
+def init(core: Core, created_repo: bool, *, write_config: bool, seed: bool = False,
+         self_text: str | None = None, template: str | None = None) -> InitResult:
+    if template is not None and template not in TEMPLATES:
+        raise InvalidInput(f"Unknown template {template!r}.", f"Choose one of: {', '.join(TEMPLATES)} (`elfmem templates`).")
+    name = core.config.project.agent_name
+    filled = _filled_roles(core)
+    blocks: list[Block] = []
+    if seed:
+        blocks += _seed(core, CONSTITUTION, seed_tags, filled, name)
+    if template is not None:
+        blocks += _seed(core, TEMPLATES[template][1], lambda r: template_tags(template, r), filled, name, template)
+    root = core.store.root
+    raw: dict[str, bytes | None] = {}
+    if write_config:
+        raw[CONFIG_PATH] = render(core.config).encode("utf-8")
+    self_path = f"{MEMORY_DIR}/self.md"
+    if self_text is not None:
+        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode("utf-8")
+    elif not (root / self_path).exists():
+        raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
+    for folder in STATUS_DIRS.values():
+        keep = f"{MEMORY_DIR}/{folder}/.gitkeep"
+        if not (root / keep).exists():
+            raw[keep] = b""
+    attrs = _gitattributes(root)
+    if attrs is not None:
+        raw[".gitattributes"] = attrs
+
+    def build(view: MemoryView) -> Plan | None:
+        plan = Plan(op="init", subject=f"init: memory for {name}", block_ids=[b.id for b in blocks])
+        plan.raw = dict(raw)
+        for block in blocks:
+            relpath = view.append_target("active", block.cls, month_of(block.created))
+            edit = plan.files.get(relpath)
+            before = edit.blocks if edit else view.read(relpath)
+            plan.files[relpath] = FileEdit((*before, block))
+        return plan if (plan.files or plan.raw) else None
+
+    result = core.store.write(build, core.after_write)
+    if result is not None and blocks:
+        core.record({b.id: [core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)]
+                     for b in blocks}, "elfmem: birth")
+    return InitResult(
+        root=str(root),
+        created_repo=created_repo,
+        commit_id=result.commit_id if result else None,
+        seeded=[b.id for b in blocks] if result else [],
+        files=sorted(raw),
+        agent_name=name,
+    )
+
+
+def _gitattributes(root: Path) -> bytes | None:
+    path = root / ".gitattributes"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    if GITATTRIBUTES_LINE in text.splitlines():
+        return None
+    sep = "" if not text or text.endswith("\n") else "\n"
+    return f"{text}{sep}{GITATTRIBUTES_LINE}\n".encode()
+
+
+def config_for(existing: ElfmemConfig | None, name: str | None) -> tuple[ElfmemConfig, bool]:
+    """The config to use, and whether the file must be (re)written."""
+    if existing is None:
+        config = ElfmemConfig()
+        return (config.with_agent_name(name) if name else config), True
+    if name and name != existing.project.agent_name:
+        return existing.with_agent_name(name), True
+    return existing, False

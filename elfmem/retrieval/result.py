@@ -1,0 +1,88 @@
+"""What a frame returns: the rendered text and everything needed to see why it says what it says."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredBlock:
+    """One ranked block with its composite score and the five components behind it.
+
+    ``similarity`` is rank-shaped (RRF normalised so the top is 1.0) when the lexical search
+    found anything, raw cosine when it found nothing, and 0.0 when no search scored the block
+    (queryless frames, graph expansion). Use rank order, not this number, as a weight.
+    """
+
+    id: str
+    content: str
+    tags: tuple[str, ...]
+    cue: str
+    status: str
+    score: float
+    similarity: float
+    confidence: float
+    recency: float
+    centrality: float
+    reinforcement: float
+    guaranteed: bool = False
+    via: str = "search"
+    """How it became a candidate: search, expansion (1-hop neighbour), guarantee or scan."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tags"] = list(self.tags)
+        return data
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    frame: str
+    query: str | None
+    text: str
+    blocks: list[ScoredBlock]
+    """The blocks rendered into ``text``, in rank order."""
+    ranked: list[ScoredBlock]
+    """The top-k before the token budget cut anything."""
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    """Ranked blocks left out of ``text``: ``{"id", "reason", "guaranteed"}``."""
+    budget_used: int = 0
+    budget_total: int = 0
+    excluded_by_filter: int = 0
+    candidates: int = 0
+    at: str | None = None
+
+    @property
+    def overrun(self) -> bool:
+        return self.budget_used > self.budget_total
+
+    @property
+    def guaranteed_dropped(self) -> list[str]:
+        return [d["id"] for d in self.dropped if d.get("guaranteed") == "yes"]
+
+    @property
+    def summary(self) -> str:
+        return (
+            f"{self.frame}: {len(self.blocks)} blocks, {self.budget_used}/{self.budget_total} tokens, "
+            f"{len(self.dropped)} dropped, {self.excluded_by_filter} excluded by filter"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "frame": self.frame,
+            "query": self.query,
+            "text": self.text,
+            "blocks": [b.to_dict() for b in self.blocks],
+            "ranked_ids": [b.id for b in self.ranked],
+            "dropped": list(self.dropped),
+            "budget_used": self.budget_used,
+            "budget_total": self.budget_total,
+            "excluded_by_filter": self.excluded_by_filter,
+            "candidates": self.candidates,
+            "at": self.at,
+            "summary": self.summary,
+        }
+
+    def __str__(self) -> str:
+        return self.text

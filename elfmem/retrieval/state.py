@@ -1,0 +1,27 @@
+"""What the ledger knows about a block, in the units the signals need.
+
+The retrieval maths never read the ledger themselves: the caller folds it and passes one
+``BlockState`` per candidate. A block the ledger has never heard of gets the prior.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elfmem.retrieval.confidence import JEFFREYS_PRIOR
+
+
+@dataclass(frozen=True, slots=True)
+class BlockState:
+    alpha: float = JEFFREYS_PRIOR[0]
+    beta: float = JEFFREYS_PRIOR[1]
+    reinforcements: int = 0
+    hours_since_use: float = 0.0
+    """Active (session) hours since the block was last used, or since it was born."""
+    lam: float = 0.01
+    """Effective decay rate: the tier's λ, doubled per penalty, capped."""
+    degree: float = 0.0
+    """Weighted degree in the graph (declared relations and learned edges)."""
+
+
+PRIOR = BlockState()

@@ -1,0 +1,275 @@
+"""The heartbeat: remember, edit and forget. Milliseconds, no LLM, one commit each.
+
+Capture appends to the inbox (``log/``); it analyses nothing. A duplicate of a live block is a
+graceful reject that returns the existing id. Credentials are refused before any blob is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from elfmem.block.layout import month_of, parse_bucket_path
+from elfmem.block.model import (
+    Block,
+    content_hash,
+    is_valid_category,
+    is_valid_tag,
+    new_block_id,
+    normalise_content,
+    now_iso,
+)
+from elfmem.block.render import render_block, validate_block
+from elfmem.block.secrets import find_secret
+from elfmem.block.text import preview
+from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
+from elfmem.index import queries
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
+from elfmem.store import FileEdit, MemoryView, Plan
+
+LIVE = ("inbox", "active")
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One thing to remember, validated."""
+
+    content: str
+    cue: str = ""
+    tags: tuple[str, ...] = ()
+    category: str = "knowledge"
+    pinned: bool = False
+
+
+def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
+    """Normalised content, or a clear refusal."""
+    text = normalise_content(content)
+    if not text:
+        raise InvalidInput("Content is empty.", "Pass the text to remember, e.g. `elfmem remember \"…\"`.")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(
+            f"Content is {size:,} bytes; the limit is {max_bytes:,} (memory.max_content_bytes).",
+            "Split it into several blocks, one idea each, or raise memory.max_content_bytes.",
+        )
+    if "\n" in cue or "\r" in cue:
+        raise InvalidInput("A cue is one line.", "Pass the cue as a single line of text.")
+    if "\x00" in text:
+        raise InvalidInput("Content contains a NUL byte.", "Remove the NUL byte; memory is text.")
+    finding = None if allow_secret else find_secret(text + "\n" + cue)
+    if finding is not None:
+        raise SecretRefused(
+            f"Refused: the text contains what looks like a {finding.kind} ({finding.excerpt}). Git "
+            "history is permanent and revert does not purge it.",
+            "Remove the credential and store where it lives instead (e.g. 'the key is in $OPENAI_API_KEY'). "
+            "If this is a false positive, pass --allow-secret (recorded in the commit).",
+        )
+    return text
+
+
+def check_tags(tags: Iterable[str], category: str) -> tuple[str, ...]:
+    clean = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+    bad = [t for t in clean if not is_valid_tag(t)]
+    if bad:
+        raise InvalidInput(
+            f"Invalid tag(s): {', '.join(bad)}.",
+            "Tags use letters, digits and _ . / % : + - (no spaces), e.g. db/postgres.",
+        )
+    if not is_valid_category(category):
+        raise InvalidInput(
+            f"Invalid category {category!r}.",
+            "A category is lower-case letters, digits, _ or - (e.g. knowledge, decision).",
+        )
+    return clean
+
+
+def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
+    text = check_text(item.content, item.cue, core.config.memory.max_content_bytes, allow_secret)
+    tags = check_tags(item.tags, item.category)
+    block = Block(
+        id=new_block_id(),
+        content=text,
+        cls=item.category,
+        tags=tags,
+        pinned=item.pinned,
+        created=now_iso(),
+        cue=item.cue.strip(),
+    )
+    validate_block(block)
+    return block
+
+
+def _live_duplicate(core: Core, block: Block) -> str | None:
+    for block_id in queries.find_by_hash(core.db(), content_hash(block.content)):
+        row = queries.get_blocks(core.db(), [block_id]).get(block_id)
+        if row is not None and row.status in LIVE:
+            return block_id
+    return None
+
+
+def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
+    plan = Plan(op=op, subject=subject, block_ids=[b.id for b in blocks])
+    for block in blocks:
+        relpath = view.append_target("inbox", block.cls, month_of(block.created))
+        edit = plan.files.get(relpath)
+        before = list(edit.blocks) if edit else list(view.read(relpath))
+        text = edit.text if edit and edit.text is not None else view.text(relpath)
+        rendered = render_block(block)
+        new_text = f"{text}\n{rendered}" if text else rendered
+        plan.files[relpath] = FileEdit(tuple([*before, block]), new_text)
+    return plan
+
+
+def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberResult:
+    block = make_block(core, item, allow_secret)
+    core.sync()
+    existing = _live_duplicate(core, block)
+    if existing is not None:
+        return RememberResult(block_id=existing, status="duplicate")
+    plan_trailers = [("Elfmem-Allow-Secret", "yes")] if allow_secret else []
+
+    def build(view: MemoryView) -> Plan:
+        plan = _append_plan(view, [block], "remember", f"remember: {preview(block.content)}")
+        plan.trailers += plan_trailers
+        return plan
+
+    result = core.store.write(build, core.after_write)
+    assert result is not None
+    core.record({block.id: [core.event("birth", block.id, cls=block.cls, created=block.created,
+                                       commit=result.commit_id)]}, "elfmem: birth")
+    return RememberResult(block.id, "created", result.commit_id, result.paths[0])
+
+
+def remember_many(core: Core, items: Sequence[Capture], allow_secret: bool = False) -> BatchResult:
+    """Many captures, one commit: a batch import costs one write, not one per block."""
+    blocks = [make_block(core, item, allow_secret) for item in items]
+    core.sync()
+    fresh: list[Block] = []
+    duplicates: list[str] = []
+    seen: dict[str, str] = {}
+    for block in blocks:
+        h = content_hash(block.content)
+        existing = seen.get(h) or _live_duplicate(core, block)
+        if existing is not None:
+            duplicates.append(existing)
+            continue
+        seen[h] = block.id
+        fresh.append(block)
+    if not fresh:
+        return BatchResult([], duplicates, None)
+    result = core.store.write(
+        lambda view: _append_plan(view, fresh, "remember", f"remember: {len(fresh)} blocks"),
+        core.after_write,
+    )
+    assert result is not None
+    core.record(
+        {b.id: [core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)]
+         for b in fresh},
+        "elfmem: birth",
+    )
+    return BatchResult([b.id for b in fresh], duplicates, result.commit_id)
+
+
+def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
+    """Batch input (JSONL objects) → captures, with the record number in any error."""
+    out = []
+    for n, rec in enumerate(records, 1):
+        if not isinstance(rec, Mapping) or not isinstance(rec.get("content"), str):
+            raise InvalidInput(
+                f"Record {n}: expected an object with a string `content`.",
+                'Each line must look like {"content": "…", "cue": "…", "tags": ["a/b"]}.',
+            )
+        tags = rec.get("tags") or []
+        if isinstance(tags, str):
+            tags = [t for t in tags.replace(",", " ").split()]
+        out.append(
+            Capture(
+                content=rec["content"],
+                cue=str(rec.get("cue") or ""),
+                tags=tuple(str(t) for t in tags),
+                category=str(rec.get("category") or "knowledge"),
+                pinned=bool(rec.get("pinned", False)),
+            )
+        )
+    return out
+
+
+def locate(core: Core, view: MemoryView, block_id: str) -> tuple[str, Block]:
+    """Where a block lives now; the index gives a hint, the tree has the final word."""
+    row = queries.get_blocks(core.db(), [block_id]).get(block_id)
+    found = view.find(block_id, row.path if row else None)
+    if found is None:
+        raise BlockNotFound(
+            f"No block has id {block_id!r}.",
+            "List ids with `elfmem ls` (or `elfmem ls --status archived` for forgotten ones).",
+        )
+    return found
+
+
+def _replace(view: MemoryView, relpath: str, new: Block | None, block_id: str) -> FileEdit:
+    out: list[Block] = []
+    for b in view.read(relpath):
+        if b.id != block_id:
+            out.append(b)
+        elif new is not None:
+            out.append(new)
+    return FileEdit(tuple(out))
+
+
+def edit(core: Core, block_id: str, content: str | None = None, cue: str | None = None,
+         tags: Sequence[str] | None = None, allow_secret: bool = False) -> ChangeResult:
+    """Change content, cue or tags; the id survives. No LLM mediation."""
+    if content is None and cue is None and tags is None:
+        raise InvalidInput("Nothing to change.", "Pass new content, --cue or --tags.")
+    core.sync()
+    changed_fields: list[str] = []
+
+    def build(view: MemoryView) -> Plan | None:
+        relpath, block = locate(core, view, block_id)
+        new = block
+        if content is not None:
+            text = check_text(content, cue or "", core.config.memory.max_content_bytes, allow_secret)
+            new = new.with_changes(content=text)
+        if cue is not None:
+            check_text(new.content, cue, core.config.memory.max_content_bytes, allow_secret)
+            new = new.with_changes(cue=cue.strip())
+        if tags is not None:
+            new = new.with_changes(tags=check_tags(tags, new.cls))
+        changed_fields[:] = [f for f in ("content", "cue", "tags") if getattr(new, f) != getattr(block, f)]
+        if not changed_fields:
+            return None
+        validate_block(new)
+        return Plan(op="edit", subject=f"edit: {preview(new.content)}", block_ids=[block_id],
+                    files={relpath: _replace(view, relpath, new, block_id)},
+                    body="Changed: " + ", ".join(changed_fields))
+
+    result = core.store.write(build, core.after_write)
+    if result is None:
+        return ChangeResult("edit", block_id, False, detail="already says that")
+    core.record({block_id: [core.event("edit", block_id, fields=changed_fields, commit=result.commit_id)]},
+                "elfmem: edit")
+    return ChangeResult("edit", block_id, True, result.commit_id, "changed " + ", ".join(changed_fields))
+
+
+def forget(core: Core, block_id: str) -> ChangeResult:
+    """Move a block to ``archive/``: kept, not deleted, and back with ``undo``. Idempotent."""
+    core.sync()
+
+    def build(view: MemoryView) -> Plan | None:
+        relpath, block = locate(core, view, block_id)
+        key = parse_bucket_path(relpath)
+        if key is not None and key.status == "archived":
+            return None
+        target = view.append_target("archived", block.cls, month_of(block.created))
+        plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
+        plan.files[relpath] = _replace(view, relpath, None, block_id)
+        plan.files[target] = FileEdit(tuple([*view.read(target), block]))
+        return plan
+
+    result = core.store.write(build, core.after_write)
+    if result is None:
+        return ChangeResult("forget", block_id, False, detail="already archived")
+    core.record({block_id: [core.event("forget", block_id, commit=result.commit_id)]}, "elfmem: forget")
+    return ChangeResult("forget", block_id, True, result.commit_id, "moved to archive/")

@@ -1,0 +1,75 @@
+"""The one synchronous core every interface goes through: store + index + embedder + config.
+
+``MemorySystem`` (api.py) is a thin async face over this; the CLI and MCP server are thin faces
+over that. Derived state is brought up to date here, lazily, on the first read that needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from elfmem.config import ElfmemConfig
+from elfmem.index import IndexDB, SyncReport, VectorModel, apply_files, open_index, sync
+from elfmem.store import Store, WriteResult
+from elfmem.store.ledger import encode, make_event
+
+
+class Core:
+    """Everything one open memory needs, opened once per process and reused."""
+
+    def __init__(self, store: Store, config: ElfmemConfig, embedder: VectorModel) -> None:
+        self.store = store
+        self.config = config
+        self.embedder = embedder
+        self._db: IndexDB | None = None
+        self.last_sync: SyncReport | None = None
+
+    @property
+    def agent(self) -> str:
+        return self.config.project.agent_name
+
+    @property
+    def index_path(self) -> Path:
+        return self.store.state_dir / "index.db"
+
+    def db(self) -> IndexDB:
+        """The index, opened (and healed if need be) on first use."""
+        if self._db is None:
+            self._db = open_index(self.index_path)
+        return self._db
+
+    def sync(self, vectors: bool = False) -> SyncReport:
+        """Bring the index to the branch tip plus uncommitted hand edits.
+
+        ``vectors`` also embeds whatever lacks a vector (loading the model); capture skips it.
+        """
+        model = self.embedder if vectors else None
+        self.last_sync = sync(self.db(), self.store.source(), model)
+        return self.last_sync
+
+    def after_write(self, result: WriteResult, parent_tree: str | None) -> None:
+        """Update the index with exactly the files a commit wrote (text now, vectors lazily).
+
+        Capture must stay milliseconds, so no model is loaded here; the next read that ranks
+        (recall, dream) embeds whatever lacks a vector, from the cache when it can.
+        """
+        apply_files(self.db(), result.blobs, None, result.tree_oid or None, parent_tree_oid=parent_tree)
+
+    @property
+    def agent_id(self) -> str:
+        """The agent as ledger events name it: its name without spaces."""
+        return "-".join(self.agent.split()) or "elf"
+
+    def event(self, kind: str, block: str | None = None, **data: Any) -> str:
+        return encode(make_event(kind, agent=self.agent_id, block=block, **data))
+
+    def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
+        self.store.append_events(lines_by_block, message)
+
+    def close(self) -> None:
+        self.store.flush_spool()
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,153 @@
+"""Looking after the derived index: check the files, report freshness, rebuild elsewhere, parity.
+
+None of these writes to the memory; ``rebuild`` writes only where it is told to (never the live
+index) and ``parity`` compares a throwaway rebuild with the live index without touching it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elfmem.block.layout import MEMORY_DIR
+from elfmem.block.parse import parse_bytes
+from elfmem.errors import BlockFormatError, InvalidInput
+from elfmem.index import open_index, open_memory_index, queries, rebuild
+from elfmem.index import status as index_status
+from elfmem.retrieval.pipeline import run_frame
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.recall import _embed, frames
+from elfmem.rhythms.results import Result
+
+
+@dataclass(frozen=True)
+class CheckResult(Result):
+    files: int
+    blocks: int
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def summary(self) -> str:
+        if self.ok:
+            return f"OK: {self.files} files, {self.blocks} blocks parse cleanly."
+        lines = [f"{e['path']}:{e['line']}: {e['message']}" for e in self.errors]
+        return "\n".join([*lines, f"{len(self.errors)} file(s) do not parse."])
+
+
+def check(core: Core) -> CheckResult:
+    """Parse every memory file as it is on disk (or in the tree); report errors, touch nothing."""
+    source = core.store.source()
+    tree = source.memory_tree_oid()
+    files = source.tree_files(tree) if tree else {}
+    on_disk = source.worktree_stats()
+    paths = sorted(set(files) | set(on_disk or {}))
+    errors: list[dict[str, Any]] = []
+    blocks = 0
+    for path in paths:
+        try:
+            data = source.read_worktree(path) if on_disk is not None and path in on_disk else (
+                source.read_blob(files[path]))
+            blocks += len(parse_bytes(data, f"{MEMORY_DIR}/{path}"))
+        except BlockFormatError as exc:
+            errors.append({"path": exc.path or f"{MEMORY_DIR}/{path}", "line": exc.line,
+                           "message": exc.message, "recovery": exc.recovery})
+    return CheckResult(len(paths), blocks, errors)
+
+
+@dataclass(frozen=True)
+class IndexStatus(Result):
+    details: dict[str, Any]
+    fresh: bool
+
+    @property
+    def summary(self) -> str:
+        counts = self.details.get("counts", {})
+        state = "up to date" if self.fresh else "stale (the next call brings it up to date)"
+        return (f"Index {state}: {counts.get('active', 0)} active, {counts.get('inbox', 0)} inbox, "
+                f"{counts.get('archived', 0)} archived; keyed to tree "
+                f"{str(self.details.get('memory_tree_oid'))[:12]}; "
+                f"{int(self.details.get('size_bytes', 0) or 0) // 1024} KiB")
+
+
+def status(core: Core) -> IndexStatus:
+    details = dict(index_status(core.db()))
+    fresh = details.get("memory_tree_oid") == core.store.memory_tree_oid()
+    return IndexStatus(details, fresh)
+
+
+@dataclass(frozen=True)
+class RebuildResult(Result):
+    path: str
+    blocks: int
+    embedded: int
+    files_parsed: int
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        return (f"Rebuilt {self.path}: {self.files_parsed} files, {self.blocks} blocks, "
+                f"{self.embedded} texts embedded (the rest from the cache); zero LLM calls.")
+
+
+def rebuild_to(core: Core, path: Path) -> RebuildResult:
+    target = path.resolve()
+    if target == core.index_path.resolve():
+        raise InvalidInput(
+            "`index rebuild --to` never writes the live index.",
+            "Name another path; to heal the live index just delete it, the next call rebuilds it.",
+        )
+    db = open_index(target)
+    try:
+        report = rebuild(db, core.store.source(), core.embedder)
+        total = sum(queries.counts(db).values())
+    finally:
+        db.close()
+    return RebuildResult(str(target), total, report.embedded, report.files_parsed,
+                         [str(e) for e in report.errors])
+
+
+@dataclass(frozen=True)
+class ParityResult(Result):
+    probes: int
+    differences: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+    @property
+    def summary(self) -> str:
+        if self.ok:
+            return f"Parity OK: {self.probes} probes rank identically in the live and a rebuilt index."
+        return f"Parity FAILED: {len(self.differences)} of {self.probes} probes rank differently."
+
+
+def parity(core: Core, probes: int = 20) -> ParityResult:
+    """Rank the same probes in the live index (as it is) and in a fresh rebuild; compare ids."""
+    live = core.db()
+    fresh = open_memory_index()
+    try:
+        rebuild(fresh, core.store.source(), core.embedder)
+        rows = queries.list_blocks(fresh, status="active")[:probes]
+        queries_ = [r.cue or r.content[:80] for r in rows]
+        differences: list[dict[str, Any]] = []
+        specs = frames(core)
+        checks = [("self", None)] + [("attention", q) for q in queries_]
+        embed = _embed(core)
+        for name, query in checks:
+            spec = specs[name]
+            got = [run_frame(db, spec, query, embed=embed if query else None,  # type: ignore[arg-type]
+                             states=lambda ids: {}, agent_name=core.agent).ranked for db in (live, fresh)]
+            a = [(b.id, b.content) for b in got[0]]
+            b = [(x.id, x.content) for x in got[1]]
+            if a != b:
+                differences.append({"frame": name, "query": query, "live": [i for i, _ in a],
+                                    "rebuilt": [i for i, _ in b]})
+    finally:
+        fresh.close()
+    return ParityResult(len(checks), differences)

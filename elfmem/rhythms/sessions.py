@@ -1,0 +1,27 @@
+"""Sessions: the decay clock only advances while an agent is working.
+
+A session is two ledger lines on the clock anchor (start, then end); active time is the union of
+all recorded intervals, so clones' clocks merge by union and a fortnight away costs nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from elfmem.rhythms.core import Core
+from elfmem.store.notes import clock_anchor
+
+
+def begin(core: Core) -> str:
+    session_id = secrets.token_hex(6)
+    now = time.time()
+    core.store.spool.append(clock_anchor(), core.event("session", None, id=session_id, start=now, end=None))
+    return session_id
+
+
+def end(core: Core, session_id: str, started: float | None = None) -> None:
+    now = time.time()
+    line = core.event("session", None, id=session_id, start=started, end=now)
+    core.store.spool.append(clock_anchor(), line)
+    core.store.flush_spool()

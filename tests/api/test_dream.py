@@ -1,0 +1,71 @@
+"""dream --no-llm: duplicates never cost a fact; look-alikes that differ are kept and linked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from elfmem.api import MemorySystem
+from tests.conftest import arun, git
+
+PAIRS = [
+    ("The API rate-limits at 100 req/min per key", "The API rate-limits at 1000 req/min per key"),
+    ("Deploys are allowed on Friday", "Deploys are not allowed on Friday"),
+    ("Service 17 listens on port 8017", "Service 18 listens on port 8018"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), PAIRS)
+def test_lookalikes_that_differ_keep_both_and_are_linked(repo: Path, old: str, new: str) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    a = arun(system.remember(old))
+    arun(system.dream())
+    b = arun(system.remember(new))
+    result = arun(system.dream())
+    assert b.block_id in result.promoted and not result.duplicates
+    active = {x.id: x.content for x in arun(system.ls(status="active")).blocks}
+    assert active[a.block_id] == old and active[b.block_id] == new
+    if result.lookalikes:
+        assert result.lookalikes[0]["other"] == a.block_id and result.lookalikes[0]["differs"]
+    arun(system.close())
+
+
+def test_true_duplicates_are_archived_with_their_twin_named(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    a = arun(system.remember("The build cache lives in /var/cache/build"))
+    arun(system.dream())
+    # The same statement with different spacing and punctuation: a true duplicate.
+    b = arun(system.remember("The build cache lives in  /var/cache/build."))
+    result = arun(system.dream())
+    assert [d["of"] for d in result.duplicates] == [a.block_id] and b.block_id not in result.promoted
+    archived = arun(system.show(b.block_id))
+    assert archived.status == "archived" and archived.extra.get("duplicate-of") == a.block_id
+    arun(system.close())
+
+
+def test_dream_is_bounded_reports_remaining_and_is_one_commit(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember_many([{"content": f"Distinct fact {i} about queue q{i}"} for i in range(12)]))
+    assert system.should_dream
+    first = arun(system.dream())
+    assert first.processed == 5 and first.inbox_remaining == 7 and "no LLM" in first.note
+    before = int(git(repo, "rev-list", "--count", "HEAD"))
+    second = arun(system.dream(max_blocks=100))
+    assert second.processed == 7 and second.inbox_remaining == 0
+    assert int(git(repo, "rev-list", "--count", "HEAD")) == before + 1
+    assert not system.should_dream
+    empty = arun(system.dream())
+    assert empty.processed == 0 and empty.commit_id is None
+    arun(system.close())
+
+
+def test_undo_of_a_dream_restores_the_inbox_exactly(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember_many([{"content": f"Inbox fact {i}", "cue": f"cue {i}"} for i in range(4)]))
+    inbox_before = [(b.id, b.content, b.path) for b in arun(system.inbox()).blocks]
+    arun(system.dream(max_blocks=10))
+    assert arun(system.inbox()).blocks == []
+    arun(system.undo())
+    assert [(b.id, b.content, b.path) for b in arun(system.inbox()).blocks] == inbox_before
+    arun(system.close())
