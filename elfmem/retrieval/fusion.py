@@ -1,0 +1,118 @@
+"""Fusing the lexical and dense rankings into one similarity per candidate.
+
+Reciprocal Rank Fusion (k = 60) is the seed's method: it needs only ranks, so BM25 scores and
+cosines never have to share a scale. The similarity signal is that fused score divided by the top
+one, so the best block is exactly 1.0 (seed §4.3): rank-shaped, not magnitude-shaped. Raw cosine is
+used only when the lexical ranking is empty, and 0.0 is the sentinel for blocks no search scored
+(queryless frames, graph-expanded neighbours). A min-max weighted sum is kept alongside because
+equal-weight RRF measured *worse* than BM25 alone on LoCoMo (DESIGN §5): fusion must be earned.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from elfmem.errors import InvalidInput
+
+RRF_K = 60
+
+
+def rrf(
+    rankings: Sequence[Sequence[str]], k: float = RRF_K, weights: Sequence[float] | None = None
+) -> dict[str, float]:
+    """Σ over rankings of weight / (k + rank), rank counted from 1; best first.
+
+    An id repeated inside one ranking counts once, at its first place, and later ids move up to
+    close the gap. Ties keep the order in which ids were first seen, so the result is
+    deterministic.
+    """
+    if not (math.isfinite(k) and k >= 0):
+        raise InvalidInput(f"RRF k must be finite and ≥ 0, got {k!r}", "Use k=60.")
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise InvalidInput(
+            f"{len(weights)} weights for {len(rankings)} rankings",
+            "Pass one weight per ranking, or none for equal weights.",
+        )
+    if not all(math.isfinite(w) and w >= 0 for w in weights):
+        raise InvalidInput("RRF weights must be finite and ≥ 0", "Use e.g. weights=(1.0, 1.0).")
+    scores: dict[str, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, doc_id in enumerate(dict.fromkeys(ranking), start=1):
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
+    return _best_first(scores)
+
+
+def normalise_top(scores: Mapping[str, float]) -> dict[str, float]:
+    """Every score divided by the largest, so the top is exactly 1.0 (x / x is exact in IEEE).
+
+    When no score is positive there is no top to scale to and the scores come back unchanged.
+    """
+    if not scores:
+        return {}
+    top = max(scores.values())
+    if not top > 0:
+        return dict(scores)
+    return {doc_id: value / top for doc_id, value in scores.items()}
+
+
+def min_max(scores: Mapping[str, float]) -> dict[str, float]:
+    """(s − min) / (max − min) per id; every id gets 1.0 when all scores are equal.
+
+    Equal scores map to 1.0, not 0.0, because being returned by the search at all is the
+    information left: the weighted-sum fusion gives 0.0 to ids a search did not return.
+    """
+    if not scores:
+        return {}
+    low = min(scores.values())
+    spread = max(scores.values()) - low
+    if spread <= 0:
+        return dict.fromkeys(scores, 1.0)
+    return {doc_id: (value - low) / spread for doc_id, value in scores.items()}
+
+
+def weighted_sum_fusion(
+    lexical: Mapping[str, float], dense: Mapping[str, float], alpha: float
+) -> dict[str, float]:
+    """alpha·minmax(lexical) + (1 − alpha)·minmax(dense); an id one side lacks scores 0 there.
+
+    The alternative to RRF that keeps score magnitudes; measure both on the dev benchmark.
+    """
+    if not (math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
+        raise InvalidInput(f"alpha must be in [0, 1], got {alpha!r}", "Use e.g. alpha=0.5.")
+    lex = min_max(lexical)
+    den = min_max(dense)
+    fused = {
+        doc_id: alpha * lex.get(doc_id, 0.0) + (1.0 - alpha) * den.get(doc_id, 0.0)
+        for doc_id in [*lex, *(d for d in den if d not in lex)]
+    }
+    return _best_first(fused)
+
+
+def query_similarity(
+    candidates: Sequence[str],
+    lexical: Sequence[str],
+    dense: Mapping[str, float],
+    k: float = RRF_K,
+    weights: Sequence[float] | None = None,
+) -> dict[str, float]:
+    """The similarity signal per candidate, in the seed's three regimes (§4.3).
+
+    ``lexical`` is the BM25 ranking (best first), ``dense`` maps each vector-search seed to its
+    cosine. With lexical hits: RRF of both rankings, normalised so the top is 1.0. Without:
+    the raw cosine. Candidates neither search returned (graph expansion) get the 0.0 sentinel.
+    ``weights`` (lexical, dense) pass through to ``rrf``.
+    """
+    if lexical:
+        dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
+        fused = normalise_top(rrf([lexical, dense_ranking], k=k, weights=weights))
+    else:
+        fused = {doc_id: float(cosine) for doc_id, cosine in dense.items()}
+    return {doc_id: fused.get(doc_id, 0.0) for doc_id in candidates}
+
+
+def _best_first(scores: dict[str, float]) -> dict[str, float]:
+    # sorted() is stable: equal scores keep first-seen order
+    return dict(sorted(scores.items(), key=lambda item: -item[1]))
