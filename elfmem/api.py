@@ -7,7 +7,6 @@ behaviour lives anywhere else.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,13 +19,18 @@ from elfmem.identity import setup
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
 from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import capture, inspect, maintenance, sessions
+from elfmem.rhythms import capture, curate as curate_mod, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import status as status_mod
 from elfmem.rhythms import dream as dream_mod
 from elfmem.rhythms import recall as recall_mod
 from elfmem.rhythms import undo as undo_mod
 from elfmem.rhythms.capture import Capture
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.curate import CurateResult
 from elfmem.rhythms.dream import DreamResult
+from elfmem.rhythms.feedback import OutcomeResult
+from elfmem.rhythms.graph import ConnectResult, ConnectSpec
+from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.results import (
     BatchResult,
     BlockInfo,
@@ -57,7 +61,6 @@ class MemorySystem:
 
     def __init__(self, core: Core) -> None:
         self._core = core
-        self._session: tuple[str, float] | None = None
 
     # ---- opening ------------------------------------------------------------------------------
 
@@ -130,7 +133,7 @@ class MemorySystem:
     @asynccontextmanager
     async def session(self) -> AsyncIterator[MemorySystem]:
         """Decay advances only inside sessions; nested calls join the open one."""
-        if self._session is not None:
+        if self._core.ledger.open_session is not None:
             yield self
             return
         await self.begin_session()
@@ -140,15 +143,14 @@ class MemorySystem:
             await self.end_session()
 
     async def begin_session(self) -> str:
-        if self._session is None:
-            self._session = (sessions.begin(self._core), time.time())
-        return self._session[0]
+        """Start the decay clock (a no-op returning the open id if one is running)."""
+        if self._core.ledger.open_session is None:
+            return sessions.begin(self._core)
+        return self._core.ledger.open_session[0]
 
     async def end_session(self) -> None:
-        if self._session is not None:
-            session_id, started = self._session
-            self._session = None
-            sessions.end(self._core, session_id, started)
+        """Stop the decay clock and flush the ledger spool."""
+        sessions.end(self._core)
 
     async def close(self) -> None:
         """End any open session and flush the ledger spool."""
@@ -238,12 +240,14 @@ class MemorySystem:
         *,
         top_k: int | None = None,
         at: str | None = None,
+        reinforce: bool = True,
     ) -> FrameResult:
         """Rank and render a frame: ``self`` (queryless), ``attention``, ``task``, ``simulate``.
 
         ``at`` answers from the memory as it was at that commit (``HEAD~20``, a tag, an id).
+        Returned blocks are reinforced unless ``reinforce=False``.
         """
-        return recall_mod.frame(self._core, name, query, top_k=top_k, at=at)
+        return recall_mod.frame(self._core, name, query, top_k=top_k, at=at, reinforce=reinforce)
 
     async def recall(
         self,
@@ -252,9 +256,10 @@ class MemorySystem:
         *,
         top_k: int | None = None,
         at: str | None = None,
+        reinforce: bool = True,
     ) -> FrameResult:
         """``frame(frame, query)`` with the query first: what the agent knows that bears on it."""
-        return recall_mod.frame(self._core, frame, query, top_k=top_k, at=at)
+        return recall_mod.frame(self._core, frame, query, top_k=top_k, at=at, reinforce=reinforce)
 
     async def dream(self, max_blocks: int | None = None, no_llm: bool = False) -> DreamResult:
         """Consolidate the inbox: embed, drop true duplicates, link look-alikes, promote; one commit.
@@ -293,3 +298,51 @@ class MemorySystem:
         for name, spec in recall_mod.frames(self._core).items():
             out.append(recall_mod.frame(self._core, name, None if spec.queryless else query))
         return out
+
+    # ---- adaptive memory ----------------------------------------------------------------------
+
+    @property
+    def last_recall_block_ids(self) -> list[str]:
+        """Ids the last frame/recall rendered, in rank order: what ``outcome`` usually scores."""
+        return list(self._core.last_recall_block_ids)
+
+    async def outcome(
+        self,
+        block_ids: Sequence[str],
+        signal: float,
+        weight: float = 1.0,
+        source: str = "",
+        allow_constitutional: bool = False,
+    ) -> OutcomeResult:
+        """Fold a 0..1 ground-truth signal into each block's confidence (Beta update)."""
+        return feedback.outcome(self._core, block_ids, signal, weight, source, allow_constitutional)
+
+    async def record_use(self, block_ids: Sequence[str]) -> int:
+        """The weaker signal: these blocks were relevant (not necessarily right)."""
+        return recall_mod.record_use(self._core, block_ids)
+
+    async def connect(self, source: str, target: str, relation: str = "related") -> ConnectResult:
+        """Link two blocks: one of the six declared relations (committed) or ``related``."""
+        return graph.connect_many(self._core, [ConnectSpec(source, target, relation)])
+
+    async def connects(self, specs: Sequence[ConnectSpec]) -> ConnectResult:
+        """Many links at once: declared ones in one commit."""
+        return graph.connect_many(self._core, specs)
+
+    async def disconnect(self, source: str, target: str, relation: str = "related") -> ConnectResult:
+        """Remove a link (a declared line, or a ledger edge)."""
+        return graph.connect_many(self._core, [ConnectSpec(source, target, relation)], add=False)
+
+    async def connect_by_query(
+        self, query_a: str, query_b: str, relation: str = "related", min_confidence: float = 0.70
+    ) -> ConnectResult:
+        """Link the best matches for two descriptions, if both match closely enough."""
+        return graph.connect_by_query(self._core, query_a, query_b, relation, min_confidence)
+
+    async def curate(self, top_k: int | None = None) -> CurateResult:
+        """Archive decayed or refuted blocks, prune weak edges, reinforce the top-K; one commit."""
+        return curate_mod.curate(self._core, top_k)
+
+    async def status(self) -> StatusResult:
+        """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
+        return status_mod.status(self._core)

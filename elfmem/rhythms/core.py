@@ -6,12 +6,15 @@ over that. Derived state is brought up to date here, lazily, on the first read t
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from elfmem.config import ElfmemConfig
 from elfmem.index import IndexDB, SyncReport, VectorModel, apply_files, open_index, sync
+from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult
 from elfmem.store.ledger import encode, make_event
 
@@ -25,6 +28,11 @@ class Core:
         self.embedder = embedder
         self._db: IndexDB | None = None
         self.last_sync: SyncReport | None = None
+        self.ledger = LedgerView(store)
+        self._started = int(time.time())
+        self.last_recall_block_ids: list[str] = []
+        self.staged_pairs: dict[str, set[tuple[str, str]]] = {}
+        """Co-retrieval pairs already staged, per session: a pair counts once per session."""
 
     @property
     def agent(self) -> str:
@@ -67,6 +75,13 @@ class Core:
 
     def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
         self.store.append_events(lines_by_block, message)
+
+    @property
+    def session_id(self) -> str:
+        """The open session, or one per process when the caller opened none."""
+        if self.ledger.open_session is not None:
+            return self.ledger.open_session[0]
+        return f"process-{os.getpid()}-{self._started}"
 
     def close(self) -> None:
         self.store.flush_spool()

@@ -17,7 +17,7 @@ from elfmem.index import open_index, open_memory_index, queries, rebuild
 from elfmem.index import status as index_status
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.recall import _embed, frames
+from elfmem.rhythms.recall import embedder_fn, frames, states_fn
 from elfmem.rhythms.results import Result
 
 
@@ -138,11 +138,12 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
         differences: list[dict[str, Any]] = []
         specs = frames(core)
         checks = [("self", None)] + [("attention", q) for q in queries_]
-        embed = _embed(core)
+        embed = embedder_fn(core)
         for name, query in checks:
             spec = specs[name]
-            got = [run_frame(db, spec, query, embed=embed if query else None,  # type: ignore[arg-type]
-                             states=lambda ids: {}, agent_name=core.agent).ranked for db in (live, fresh)]
+            got = [run_frame(db, spec, query, embed=embed if query else None,
+                             states=states_fn(core.ledger, db), agent_name=core.agent).ranked
+                   for db in (live, fresh)]
             a = [(b.id, b.content) for b in got[0]]
             b = [(x.id, x.content) for x in got[1]]
             if a != b:

@@ -1,29 +1,49 @@
-"""Retrieval as the agent calls it: pick a frame, rank, render; optionally from a past commit."""
+"""Retrieval as the agent calls it: pick a frame, rank, render; optionally from a past commit.
+
+Blocks a frame returns are reinforced (their decay clock resets) and pairs returned together are
+staged toward co-retrieval edges, at most once per session; both go through the spool, never a
+commit per retrieval. ``reinforce=False`` keeps a query from changing what the next one sees.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
 
-from elfmem.index import IndexDB, open_memory_index, sync
+from elfmem.index import IndexDB, open_memory_index, queries, sync
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
 from elfmem.retrieval.pipeline import SearchSettings, run_frame
 from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.state import BlockState
+from elfmem.rhythms.adaptive import LedgerView, declared_degree
 from elfmem.rhythms.core import Core
+from elfmem.store.notes import anchor_for_block
+
+CO_RETRIEVAL_TOP = 5
+"""Only the top few blocks of a result stage co-retrieval pairs (10 pairs at most)."""
 
 
 def frames(core: Core) -> dict[str, FrameSpec]:
     return frames_from_config(core.config.frames)
 
 
-def _embed(core: Core) -> object:
+def embedder_fn(core: Core) -> Callable[[str], npt.NDArray[np.float32]]:
     def embed(text: str) -> npt.NDArray[np.float32]:
         return np.asarray(core.embedder.embed([text])[0], dtype=np.float32)
 
     return embed
+
+
+def states_fn(ledger: LedgerView, db: IndexDB) -> Callable[[Sequence[str]], Mapping[str, BlockState]]:
+    def states(ids: Sequence[str]) -> Mapping[str, BlockState]:
+        rows = list(queries.get_blocks(db, ids).values())
+        return ledger.states(rows, declared_degree(db, ids))
+
+    return states
 
 
 def frame(
@@ -33,43 +53,68 @@ def frame(
     *,
     top_k: int | None = None,
     at: str | None = None,
+    reinforce: bool = True,
     settings: SearchSettings | None = None,
 ) -> FrameResult:
     """Rank and render ``name`` for ``query``; ``at`` answers from the memory as of that commit."""
     spec = resolve_frame(name, frames(core))
-    db: IndexDB
-    if at is None:
-        core.sync(vectors=True)
-        db = core.db()
-        self_text = core.store.read_self()
-    else:
-        commit = core.store.resolve(at)
-        db = open_memory_index()
-        source = core.store.source(at)
-        sync(db, source, core.embedder)
-        self_text = source.read_self()
-    try:
-        result = run_frame(
-            db,
-            spec,
-            query,
-            embed=_embed(core) if query else None,  # type: ignore[arg-type]
-            states=lambda ids: block_states(core, db, ids),
-            top_k=top_k,
-            agent_name=core.agent,
-            self_text=self_text if spec.template == "self" else None,
-            settings=settings,
-        )
-    finally:
-        if at is not None:
-            db.close()
     if at is not None:
-        from dataclasses import replace
-
-        result = replace(result, at=str(commit.id))
+        return _frame_at(core, spec, query, top_k, at, settings)
+    core.sync(vectors=True)
+    db = core.db()
+    result = run_frame(
+        db, spec, query,
+        embed=embedder_fn(core) if query else None,
+        states=states_fn(core.ledger, db),
+        top_k=top_k, agent_name=core.agent,
+        self_text=core.store.read_self() if spec.template == "self" else None,
+        settings=settings,
+    )
+    core.last_recall_block_ids = [b.id for b in result.blocks]
+    if reinforce and result.blocks:
+        _reinforce(core, [b.id for b in result.blocks])
     return result
 
 
-def block_states(core: Core, db: IndexDB, ids: Sequence[str]) -> Mapping[str, BlockState]:
-    """Per-block adaptive state for scoring; the prior until the ledger has something to say."""
-    return {}
+def _frame_at(core: Core, spec: FrameSpec, query: str | None, top_k: int | None, at: str,
+              settings: SearchSettings | None) -> FrameResult:
+    """Content from the commit, ledger state from the newest notes commit not later than it."""
+    commit = core.store.resolve(at)
+    db = open_memory_index()
+    try:
+        source = core.store.source(at)
+        sync(db, source, core.embedder)
+        ledger = LedgerView(core.store, core.store.ledger.tip_at(commit.commit_time) or "")
+        result = run_frame(
+            db, spec, query,
+            embed=embedder_fn(core) if query else None,
+            states=states_fn(ledger, db),
+            top_k=top_k, agent_name=core.agent,
+            self_text=source.read_self() if spec.template == "self" else None,
+            settings=settings,
+        )
+    finally:
+        db.close()
+    return replace(result, at=str(commit.id))
+
+
+def _reinforce(core: Core, ids: list[str]) -> None:
+    now = core.ledger.now_hours()
+    entries = [(anchor_for_block(b), core.event("reinforce", b, at=now)) for b in ids]
+    session = core.session_id
+    staged = core.staged_pairs.setdefault(session, set())
+    for a, b in combinations(ids[:CO_RETRIEVAL_TOP], 2):
+        pair = (min(a, b), max(a, b))
+        if pair in staged:
+            continue
+        staged.add(pair)
+        entries.append((anchor_for_block(a), core.event("cooccur", a, other=b, session=session)))
+        entries.append((anchor_for_block(b), core.event("cooccur", b, other=a, session=session)))
+    core.store.spool.extend(entries)
+
+
+def record_use(core: Core, block_ids: Sequence[str]) -> int:
+    """The weaker signal: these blocks were relevant (not necessarily right). Spooled."""
+    now = core.ledger.now_hours()
+    core.store.spool.extend((anchor_for_block(b), core.event("use", b, at=now)) for b in block_ids)
+    return len(block_ids)

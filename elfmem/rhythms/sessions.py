@@ -17,11 +17,16 @@ def begin(core: Core) -> str:
     session_id = secrets.token_hex(6)
     now = time.time()
     core.store.spool.append(clock_anchor(), core.event("session", None, id=session_id, start=now, end=None))
+    core.ledger.open_session = (session_id, now)
     return session_id
 
 
-def end(core: Core, session_id: str, started: float | None = None) -> None:
-    now = time.time()
-    line = core.event("session", None, id=session_id, start=started, end=now)
+def end(core: Core) -> None:
+    """Close the open session: its interval joins the clock, and the spool is flushed."""
+    if core.ledger.open_session is None:
+        return
+    session_id, started = core.ledger.open_session
+    line = core.event("session", None, id=session_id, start=started, end=time.time())
     core.store.spool.append(clock_anchor(), line)
+    core.ledger.open_session = None
     core.store.flush_spool()

@@ -1,0 +1,130 @@
+"""The ledger as retrieval sees it: per-block state and the session clock, folded from notes.
+
+State is read from the notes ref plus the unflushed spool, folded per block, and cached per
+process until either changes. Nothing here is stored anywhere else, which is why deleting the
+index loses no adaptive state.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from elfmem.block.model import TIER_LAMBDA
+from elfmem.index import IndexDB, queries
+from elfmem.index.queries import BlockRow
+from elfmem.retrieval.decay import active_hours_at, effective_lambda, merge_intervals
+from elfmem.retrieval.state import BlockState
+from elfmem.store import Store
+from elfmem.store.ledger import BlockState as Folded
+from elfmem.store.ledger import fold, fold_clock
+from elfmem.store.notes import anchor_for_block, clock_anchor
+
+CO_RETRIEVAL_SESSIONS = 3
+"""Distinct sessions a pair must be returned together in before it becomes an edge."""
+CO_RETRIEVAL_WEIGHT = 1.0
+DEGREE_CAP = 5
+"""Learned edges counted per block; the strongest win."""
+
+
+def _epoch(iso: str) -> float | None:
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return None
+
+
+class LedgerView:
+    """Folded ledger state for one open memory, refreshed when the notes tip or spool moves."""
+
+    def __init__(self, store: Store, tip: str | None = None) -> None:
+        self.store = store
+        self.fixed_tip = tip
+        """Read the ledger as of this notes commit (time travel; "" = before any), no spool."""
+        self._key: tuple[object, ...] | None = None
+        self._spool: dict[str, list[str]] = {}
+        self._folded: dict[str, Folded] = {}
+        self._clock: list[tuple[float, float]] | None = None
+        self.open_session: tuple[str, float] | None = None
+        """(id, wall-clock start) of this process's session, counted up to now."""
+
+    def _refresh(self) -> None:
+        try:
+            st = os.stat(self.store.spool.path)
+            spool_key: tuple[float, int] = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            spool_key = (0, 0)
+        tip = self.fixed_tip if self.fixed_tip is not None else self.store.ledger.tip()
+        key = (tip, spool_key)
+        if key == self._key:
+            return
+        self._key = key
+        self._folded = {}
+        self._clock = None
+        self._spool = {}
+        if self.fixed_tip is None:
+            for anchor, line in self.store.spool.entries():
+                self._spool.setdefault(anchor, []).append(line)
+
+    def lines(self, anchor: str) -> list[str]:
+        self._refresh()
+        if self.fixed_tip == "":
+            return []  # time travel to before the first note
+        text = self.store.ledger.read(anchor, self.fixed_tip) or ""
+        return [*text.splitlines(), *self._spool.get(anchor, [])]
+
+    def folded(self, block_id: str) -> Folded:
+        self._refresh()
+        hit = self._folded.get(block_id)
+        if hit is None:
+            hit = fold(self.lines(anchor_for_block(block_id)))
+            self._folded[block_id] = hit
+        return hit
+
+    def intervals(self) -> list[tuple[float, float]]:
+        self._refresh()
+        if self._clock is None:
+            self._clock = fold_clock(self.lines(clock_anchor()))
+        out = list(self._clock)
+        if self.open_session is not None:
+            out.append((self.open_session[1], time.time()))
+        return merge_intervals(out)
+
+    def now_hours(self, at: float | None = None) -> float:
+        """Active (session) hours on the memory's clock at wall time ``at`` (default now)."""
+        when = time.time() if at is None else at
+        return float(active_hours_at(self.intervals(), [when])[0])
+
+    def learned_edges(self, folded: Folded) -> dict[tuple[str, str], float]:
+        """Ledger edges plus co-retrieval pairs that have graduated, capped at the strongest few."""
+        edges = {k: w for k, w in folded.edges.items() if w > 0}
+        for other, sessions in folded.cooccur_sessions.items():
+            if len(sessions) >= CO_RETRIEVAL_SESSIONS:
+                edges[(other, "co_retrieval")] = max(edges.get((other, "co_retrieval"), 0.0), CO_RETRIEVAL_WEIGHT)
+        strongest = sorted(edges.items(), key=lambda kv: (-kv[1], kv[0]))[:DEGREE_CAP]
+        return dict(strongest)
+
+    def states(self, rows: Sequence[BlockRow], declared: Mapping[str, int]) -> dict[str, BlockState]:
+        """Retrieval state per block: Beta, reinforcement, hours since use, λ, weighted degree."""
+        intervals = self.intervals()
+        now = float(active_hours_at(intervals, [time.time()])[0])
+        born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
+        out: dict[str, BlockState] = {}
+        for row, born_h in zip(rows, born, strict=True):
+            f = self.folded(row.id)
+            last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
+            out[row.id] = BlockState(
+                alpha=f.alpha,
+                beta=f.beta,
+                reinforcements=f.reinforcements,
+                hours_since_use=max(0.0, now - last),
+                lam=effective_lambda(TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties),
+                degree=sum(self.learned_edges(f).values()) + declared.get(row.id, 0),
+            )
+        return out
+
+
+def declared_degree(db: IndexDB, ids: Iterable[str]) -> dict[str, int]:
+    return {i: len(n) for i, n in queries.neighbours(db, ids).items()}

@@ -1,0 +1,116 @@
+"""Sleep: archive what has decayed or been refuted, prune weak learned edges, reinforce the top-K.
+
+Pinned and constitutional blocks are never archived. Borderline cases (unused for long, rarely
+reinforced, never confirmed) are reported for review instead of archived. Archival is one commit,
+so ``undo`` brings everything back.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from elfmem.block.layout import month_of
+from elfmem.block.model import Block
+from elfmem.index import queries
+from elfmem.retrieval.confidence import beta_evidence, beta_mean
+from elfmem.rhythms.adaptive import declared_degree
+from elfmem.rhythms.capture import locate
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import Result
+from elfmem.store import FileEdit, MemoryView, Plan
+from elfmem.store.notes import anchor_for_block
+
+DECAYED_BELOW = 0.05
+"""Recency under which an unpinned block is archived (≈300 active hours for a standard block)."""
+REFUTED_BELOW = 0.25
+REFUTED_EVIDENCE = 2.0
+"""Confidence under 0.25 backed by at least two observations' worth of outcomes means refuted."""
+WEAK_EDGE = 0.1
+STALE_HOURS = 100.0
+
+
+@dataclass(frozen=True)
+class CurateResult(Result):
+    archived: list[dict[str, str]] = field(default_factory=list)
+    pruned_edges: list[dict[str, str]] = field(default_factory=list)
+    reinforced: list[str] = field(default_factory=list)
+    review: list[dict[str, object]] = field(default_factory=list)
+    commit_id: str | None = None
+
+    @property
+    def summary(self) -> str:
+        return (f"curate: archived {len(self.archived)}, pruned {len(self.pruned_edges)} weak edges, "
+                f"reinforced {len(self.reinforced)}, {len(self.review)} stale candidates for review")
+
+
+def _protected(row: queries.BlockRow) -> bool:
+    return row.pinned or "self/constitutional" in row.tags
+
+
+def curate(core: Core, top_k: int | None = None) -> CurateResult:
+    core.sync()
+    db = core.db()
+    rows = queries.list_blocks(db, status="active")
+    states = core.ledger.states(rows, declared_degree(db, [r.id for r in rows]))
+    archive: dict[str, str] = {}
+    review: list[dict[str, object]] = []
+    for row in rows:
+        st = states[row.id]
+        conf = beta_mean(st.alpha, st.beta)
+        recency = math.exp(-st.lam * st.hours_since_use)
+        if _protected(row):
+            continue
+        if conf < REFUTED_BELOW and beta_evidence(st.alpha, st.beta) >= REFUTED_EVIDENCE:
+            archive[row.id] = f"refuted (confidence {conf:.2f})"
+        elif recency < DECAYED_BELOW:
+            archive[row.id] = f"decayed (recency {recency:.3f})"
+        elif st.hours_since_use > STALE_HOURS and st.reinforcements <= 1 and beta_evidence(st.alpha, st.beta) == 0:
+            review.append({"id": row.id, "hours_since_use": round(st.hours_since_use, 1),
+                           "reason": "unused for long, rarely reinforced, never confirmed"})
+    pruned = _prune(core, [r.id for r in rows])
+    keep = [r for r in rows if r.id not in archive]
+    k = top_k or core.config.memory.top_k
+    ranked = sorted(keep, key=lambda r: (-beta_mean(states[r.id].alpha, states[r.id].beta),
+                                         -states[r.id].reinforcements, r.id))
+    top = [r.id for r in ranked[:k] if beta_evidence(states[r.id].alpha, states[r.id].beta) > 0]
+    if top:
+        now = core.ledger.now_hours()
+        core.store.spool.extend((anchor_for_block(b), core.event("reinforce", b, at=now)) for b in top)
+    commit_id = _archive(core, archive) if archive else None
+    return CurateResult([{"id": b, "reason": why} for b, why in archive.items()], pruned, top, review,
+                        commit_id)
+
+
+def _prune(core: Core, ids: list[str]) -> list[dict[str, str]]:
+    lines: dict[str, list[str]] = {}
+    pruned = []
+    for block_id in ids:
+        for (target, relation), weight in core.ledger.folded(block_id).edges.items():
+            if 0 < weight < WEAK_EDGE:
+                lines.setdefault(block_id, []).append(
+                    core.event("edge_remove", block_id, target=target, relation=relation))
+                pruned.append({"source": block_id, "target": target, "relation": relation})
+    if lines:
+        core.record(lines, "elfmem: curate prunes weak edges")
+    return pruned
+
+
+def _archive(core: Core, archive: dict[str, str]) -> str | None:
+    def build(view: MemoryView) -> Plan:
+        files: dict[str, list[Block]] = {}
+        for block_id in archive:
+            relpath, block = locate(core, view, block_id)
+            files.setdefault(relpath, list(view.read(relpath)))
+            files[relpath] = [b for b in files[relpath] if b.id != block_id]
+            target = view.append_target("archived", block.cls, month_of(block.created))
+            files.setdefault(target, list(view.read(target))).append(block)
+        body = "\n".join(f"- {b}: {why}" for b, why in archive.items())
+        return Plan(op="curate", subject=f"curate: archive {len(archive)} blocks", block_ids=list(archive),
+                    files={p: FileEdit(tuple(bs)) for p, bs in files.items()}, body=body)
+
+    result = core.store.write(build, core.after_write)
+    if result is not None:
+        core.record({b: [core.event("forget", b, commit=result.commit_id, reason=why)]
+                     for b, why in archive.items()}, "elfmem: curate")
+    return result.commit_id if result else None

@@ -1,0 +1,64 @@
+"""status: where the memory stands and what to do next (seed §9)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from elfmem.index import queries
+from elfmem.rhythms.adaptive import CO_RETRIEVAL_SESSIONS
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import Result
+
+
+@dataclass(frozen=True)
+class StatusResult(Result):
+    session: str
+    session_hours: float
+    inbox: int
+    inbox_threshold: int
+    active: int
+    archived: int
+    staged_pairs: int
+    active_hours: float
+    health: str
+    suggestion: str
+    should_dream: bool
+
+    @property
+    def summary(self) -> str:
+        return (f"Session: {self.session} ({self.session_hours:.1f}h) | Inbox: {self.inbox}/"
+                f"{self.inbox_threshold} | Active: {self.active} blocks | Health: {self.health}\n"
+                f"Hebbian staging: {self.staged_pairs} pairs building toward co_retrieval edges.\n"
+                f"Suggestion: {self.suggestion}")
+
+
+def status(core: Core) -> StatusResult:
+    core.sync()
+    counts = queries.counts(core.db())
+    inbox, active = counts.get("inbox", 0), counts.get("active", 0)
+    threshold = core.config.memory.inbox_threshold
+    staged = 0
+    for row in queries.list_blocks(core.db(), status="active"):
+        folded = core.ledger.folded(row.id)
+        staged += sum(1 for s in folded.cooccur_sessions.values() if len(s) < CO_RETRIEVAL_SESSIONS)
+    open_session = core.ledger.open_session
+    hours = 0.0
+    if open_session is not None:
+        hours = (time.time() - open_session[1]) / 3600
+    errors = len(core.last_sync.errors) if core.last_sync else 0
+    if errors:
+        health, suggestion = "degraded", f"{errors} memory file(s) do not parse: run `elfmem index check`."
+    elif inbox >= threshold:
+        health, suggestion = "good", f"Inbox at {inbox}/{threshold}: run `elfmem dream`."
+    elif active == 0 and inbox == 0:
+        health, suggestion = "empty", "Nothing remembered yet: `elfmem remember \"…\" --cue \"…\"`."
+    else:
+        health, suggestion = "good", "Memory healthy. No action required."
+    return StatusResult(
+        session="active" if open_session else "none",
+        session_hours=round(hours, 2),
+        inbox=inbox, inbox_threshold=threshold, active=active, archived=counts.get("archived", 0),
+        staged_pairs=staged // 2, active_hours=round(core.ledger.now_hours(), 3),
+        health=health, suggestion=suggestion, should_dream=inbox >= threshold,
+    )
