@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from elfmem import config as config_mod
+from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
+from elfmem.adapters.llm import LLM, make_llm
+from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
 from elfmem.identity.setup import InitResult
@@ -61,6 +64,22 @@ class MemorySystem:
 
     def __init__(self, core: Core) -> None:
         self._core = core
+        self._llm: LLM | None = None
+        self._llm_resolved = False
+
+    @property
+    def llm(self) -> LLM | None:
+        """The configured model (None when ``llm.model`` is empty); built on first use."""
+        if not self._llm_resolved:
+            self._llm = make_llm(self._core.config.llm, self._core.store.root)
+            self._llm_resolved = True
+        return self._llm
+
+    @llm.setter
+    def llm(self, value: LLM | None) -> None:
+        """Use this model instead (a ``ScriptedLLM`` in tests, any object with ``complete``)."""
+        self._llm = value
+        self._llm_resolved = True
 
     # ---- opening ------------------------------------------------------------------------------
 
@@ -261,13 +280,32 @@ class MemorySystem:
         """``frame(frame, query)`` with the query first: what the agent knows that bears on it."""
         return recall_mod.frame(self._core, frame, query, top_k=top_k, at=at, reinforce=reinforce)
 
-    async def dream(self, max_blocks: int | None = None, no_llm: bool = False) -> DreamResult:
+    async def dream(
+        self,
+        max_blocks: int | None = None,
+        no_llm: bool = False,
+        host_analyses: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> DreamResult:
         """Consolidate the inbox: embed, drop true duplicates, link look-alikes, promote; one commit.
 
-        With no LLM configured (or ``no_llm``) the deterministic path runs and the result says so.
+        With an LLM each block gets one call (alignment, tags, summary, revision of an older
+        look-alike). ``host_analyses`` supplies those judgements instead ({block_id: {...}}).
+        With no LLM configured (or ``no_llm``) the deterministic path runs and says so.
         """
-        deterministic = no_llm or not self._core.config.llm.model
-        return dream_mod.dream(self._core, max_blocks, deterministic)
+        if host_analyses is not None:
+            judge = dream_mod.host_judge(self._core, host_analyses)
+            return dream_mod.dream(self._core, max_blocks, judge, note="judged by the host agent")
+        llm = None if no_llm else self.llm
+        if llm is None:
+            note = "" if no_llm else "no LLM configured: deterministic path (set llm.model to use one)"
+            return dream_mod.dream(self._core, max_blocks, None, note=note)
+        self_text = self._core.store.read_self()
+
+        def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
+            a = analyse(llm, self_text, block.content, block.cue, lookalikes)
+            return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
+
+        return dream_mod.dream(self._core, max_blocks, judge, note=f"judged by {llm.identity}")
 
     @property
     def should_dream(self) -> bool:

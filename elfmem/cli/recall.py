@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import IO
+
 import click
 
-from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.output import emit, fail, json_option, run
+from elfmem.errors import InvalidInput
 
 
 @click.command()
@@ -39,11 +43,24 @@ def frame(ctx: click.Context, name: str, query: str | None, top_k: int | None, a
 @click.command()
 @click.option("--no-llm", is_flag=True, help="Deterministic consolidation (no key needed).")
 @click.option("--max", "max_blocks", type=int, default=None, help="Blocks per run (default 5).")
+@click.option("--host-analyses", type=click.File("r"), default=None,
+              help='JSON {"<id>": {"alignment", "tags", "summary", "revision_of"}} from the host agent.')
 @json_option
 @click.pass_context
-def dream(ctx: click.Context, no_llm: bool, max_blocks: int | None, json_: bool) -> None:
+def dream(ctx: click.Context, no_llm: bool, max_blocks: int | None, host_analyses: IO[str] | None,
+          json_: bool) -> None:
     """Consolidate the inbox: embed, dedupe, link look-alikes, promote; one commit."""
-    emit(run(ctx, json_, lambda s: s.dream(max_blocks, no_llm=no_llm)), json_)
+    analyses = None
+    if host_analyses is not None:
+        try:
+            analyses = json.load(host_analyses)
+        except json.JSONDecodeError as exc:
+            fail(InvalidInput(f"--host-analyses: not JSON ({exc.msg}, line {exc.lineno}).",
+                              'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.'), json_)
+        if not isinstance(analyses, dict):
+            fail(InvalidInput("--host-analyses: expected a JSON object keyed by block id.",
+                              'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.'), json_)
+    emit(run(ctx, json_, lambda s: s.dream(max_blocks, no_llm=no_llm, host_analyses=analyses)), json_)
 
 
 COMMANDS = [recall, frame, dream]

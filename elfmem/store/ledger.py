@@ -43,6 +43,7 @@ KIND_FIELDS: dict[str, dict[str, str]] = {
     "session": {"id": _TEXT, "start": _NUM},
     "promote": {},
     "duplicate": {"of": _TEXT},
+    "analysis": {"alignment": _NUM},
 }
 """Required fields per kind; other fields are optional and carried untouched."""
 

@@ -69,3 +69,41 @@ def test_undo_of_a_dream_restores_the_inbox_exactly(repo: Path) -> None:
     arun(system.undo())
     assert [(b.id, b.content, b.path) for b in arun(system.inbox()).blocks] == inbox_before
     arun(system.close())
+
+
+def test_dream_with_a_scripted_llm_promotes_supersedes_rejects_and_survives_garbage(repo: Path) -> None:
+    from elfmem.adapters.scripted import ScriptedLLM
+
+    system, _ = arun(MemorySystem.init(repo))
+    system.llm = ScriptedLLM([])
+    old = arun(system.remember("The API rate-limits at 100 req/min per key", cue="api limits"))
+    system.llm.enqueue('{"alignment": 0.7, "tags": ["api"], "summary": "rate limit", "revision_of": null}')  # type: ignore[union-attr]
+    first = arun(system.dream())
+    assert first.mode == "llm" and first.promoted == [old.block_id]
+    assert "api" in arun(system.show(old.block_id)).tags
+    new = arun(system.remember("The API rate-limits at 1000 req/min per key", cue="api limits"))
+    dup = arun(system.remember("The API rate-limits at 1000 req/min per key.", cue="api limits"))
+    odd = arun(system.remember("Lunch is at noon on Thursdays"))
+    system.llm.enqueue(f'Sure! {{"alignment": 0.9, "tags": [], "summary": "raised", "revision_of": "{old.block_id}"}}')  # type: ignore[union-attr]
+    system.llm.enqueue("I cannot answer in JSON today.")  # type: ignore[union-attr]
+    second = arun(system.dream())
+    assert second.superseded == [{"id": old.block_id, "by": new.block_id}]
+    assert [d["id"] for d in second.duplicates] == [dup.block_id]
+    assert second.malformed == 1 and odd.block_id in second.promoted
+    assert arun(system.show(old.block_id)).status == "archived"
+    assert ["supersedes", old.block_id] in arun(system.show(new.block_id)).relations
+    arun(system.undo())
+    assert arun(system.show(old.block_id)).status == "active"
+    arun(system.close())
+
+
+def test_host_analyses_are_validated_and_used(repo: Path) -> None:
+    from elfmem.errors import InvalidInput
+
+    system, _ = arun(MemorySystem.init(repo))
+    r = arun(system.remember("Prefer small pull requests"))
+    with pytest.raises(InvalidInput):
+        arun(system.dream(host_analyses={r.block_id: {"alignment": 7}}))
+    result = arun(system.dream(host_analyses={r.block_id: {"alignment": 0.9, "tags": ["practice/review"]}}))
+    assert result.promoted == [r.block_id] and "practice/review" in arun(system.show(r.block_id)).tags
+    arun(system.close())
