@@ -97,16 +97,16 @@ def _apply_judgement(core: Core, decision: _Decision, block: Block, judge: Judge
 
 def _judge(core: Core, batch: list[Block], judge: Judge | None = None) -> _Decision:
     db = core.db()
-    vs = vector_store(db)
-    vecs = vs.vectors_for(b.id for b in batch)
+    vecs = vector_store(db).vectors_for(b.id for b in batch)
+    near_active = _batch_nearest(core, batch, vecs)
     decision = _Decision()
     accepted: list[Block] = []
-    for block in batch:
+    for block, active_near in zip(batch, near_active, strict=True):
         twin = _exact_twin(core, block, accepted)
         if twin is not None:
             decision.duplicates.append((block, twin))
             continue
-        near = _nearest(core, block, vecs, accepted)
+        near = _with_accepted(block, active_near, vecs, accepted)
         dup = next((o for o, c in near if c >= DUPLICATE_COSINE and not differences(block.content, o.content)), None)
         if dup is not None:
             decision.duplicates.append((block, dup.id))
@@ -122,6 +122,41 @@ def _judge(core: Core, batch: list[Block], judge: Judge | None = None) -> _Decis
     return decision
 
 
+def _batch_nearest(core: Core, batch: list[Block], vecs: dict[str, np.ndarray],
+                   k: int = 3, chunk: int = 256) -> list[list[tuple[Block, float]]]:
+    """The k most similar active blocks for every block of the batch: one matrix product a chunk."""
+    vs = vector_store(core.db())
+    out: list[list[tuple[Block, float]]] = [[] for _ in batch]
+    if not vs.ids:
+        return out
+    active = np.isin(vs.statuses, ["active"])
+    if not active.any():
+        return out
+    wanted = [(i, vecs[b.id]) for i, b in enumerate(batch) if b.id in vecs]
+    hits: dict[int, list[tuple[str, float]]] = {}
+    for start in range(0, len(wanted), chunk):
+        part = wanted[start : start + chunk]
+        scores = np.stack([v for _, v in part]) @ vs.matrix.T
+        scores[:, ~active] = -np.inf
+        top = np.argpartition(-scores, min(k, scores.shape[1] - 1), axis=1)[:, :k]
+        for row, (i, _) in enumerate(part):
+            hits[i] = [(vs.ids[j], float(scores[row, j])) for j in top[row] if np.isfinite(scores[row, j])]
+    rows = queries.get_blocks(core.db(), {bid for h in hits.values() for bid, _ in h})
+    for i, h in hits.items():
+        out[i] = sorted(((rows[bid].to_block(), c) for bid, c in h if bid in rows), key=lambda p: -p[1])
+    return out
+
+
+def _with_accepted(block: Block, near: list[tuple[Block, float]], vecs: dict[str, np.ndarray],
+                   accepted: list[Block]) -> list[tuple[Block, float]]:
+    """Add the blocks promoted earlier in this same run (not yet in the index as active)."""
+    vec = vecs.get(block.id)
+    if vec is None or not accepted:
+        return near
+    extra = [(o, float(np.dot(vec, vecs[o.id]))) for o in accepted[-2000:] if o.id in vecs]
+    return sorted([*near, *extra], key=lambda p: -p[1])[:5]
+
+
 def _exact_twin(core: Core, block: Block, accepted: list[Block]) -> str | None:
     for other in accepted:
         if other.content_hash == block.content_hash:
@@ -131,23 +166,6 @@ def _exact_twin(core: Core, block: Block, accepted: list[Block]) -> str | None:
         if row is not None and row.status == "active" and other_id != block.id:
             return other_id
     return None
-
-
-def _nearest(core: Core, block: Block, vecs: dict[str, np.ndarray], accepted: list[Block]) -> list[tuple[Block, float]]:
-    vec = vecs.get(block.id)
-    if vec is None:
-        return []
-    vs = vector_store(core.db())
-    out: list[tuple[Block, float]] = []
-    for other_id, cos in vs.dense(vec, 3, None, ("active",)):
-        row = queries.get_blocks(core.db(), [other_id]).get(other_id)
-        if row is not None:
-            out.append((row.to_block(), cos))
-    for other in accepted:
-        ov = vecs.get(other.id)
-        if ov is not None:
-            out.append((other, float(np.dot(vec, ov))))
-    return sorted(out, key=lambda p: -p[1])
 
 
 def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
