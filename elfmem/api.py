@@ -23,7 +23,10 @@ from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
 from elfmem.retrieval.result import FrameResult
 from elfmem.rhythms import capture, curate as curate_mod, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import hooks as hooks_mod
 from elfmem.rhythms import status as status_mod
+from elfmem.rhythms import visualise as visualise_mod
+from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.rhythms import dream as dream_mod
 from elfmem.rhythms import recall as recall_mod
 from elfmem.rhythms import undo as undo_mod
@@ -384,3 +387,37 @@ class MemorySystem:
     async def status(self) -> StatusResult:
         """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
         return status_mod.status(self._core)
+
+    # ---- git hooks and the graph page -----------------------------------------------------------
+
+    async def hooks_install(self) -> hooks_mod.HooksReport:
+        """Install elfmem's git hooks where git looks for them, chaining any hook already there."""
+        return hooks_mod.install(self.root)
+
+    async def hooks_uninstall(self) -> hooks_mod.HooksReport:
+        """Remove elfmem's git hooks and put back the hooks they chained, byte for byte."""
+        return hooks_mod.uninstall(self.root)
+
+    async def hooks_status(self) -> hooks_mod.HooksReport:
+        """Each git hook: ours, chained (ours, running an earlier hook first), foreign or missing."""
+        return hooks_mod.status(self.root)
+
+    async def check_staged(self, paths: Sequence[str] = ()) -> hooks_mod.StagedCheck:
+        """Validate memory files as git's index holds them (``paths``, or those staged)."""
+        return hooks_mod.check_staged(self.root, paths)
+
+    async def hook_reindex(self) -> hooks_mod.ReindexResult:
+        """Bring the index to the checked-out memory (after checkout, merge, rebase/amend)."""
+        return hooks_mod.reindex(self._core)
+
+    async def flush_ledger(self) -> hooks_mod.FlushResult:
+        """Write spooled ledger events to refs/notes/elfmem now (before a push)."""
+        return hooks_mod.flush(self._core)
+
+    async def visualise(
+        self, out: str | Path | None = None, include_archived: bool = False, max_nodes: int = 100
+    ) -> VisualiseResult:
+        """Write the memory graph as one self-contained HTML page (default <gitdir>/elfmem/graph.html)."""
+        return visualise_mod.visualise(
+            self._core, Path(out) if out is not None else None, include_archived, max_nodes
+        )

@@ -1,0 +1,95 @@
+"""Recall latency and index maintenance cost at 1k / 10k / 100k synthetic blocks.
+
+Prints, per size: recall p50/p95 (attention frame, embedded model, warm process, no
+reinforcement), the time to bring the index up to date after a 10-block commit (incremental)
+versus a full rebuild with a warm embedding cache, their ratio, and the index size on disk.
+
+    python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from elfmem.api import MemorySystem
+from elfmem.index import open_memory_index, rebuild
+
+WORDS = ("postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
+         "backup restore schema migration token session cookie header proxy gateway kafka topic "
+         "partition replica leader follower timeout retry backoff jitter quota limit budget alert "
+         "metric trace span log rotate archive compress encrypt sign verify audit").split()
+
+
+def sentence(rng: random.Random, i: int) -> str:
+    return f"Note {i}: " + " ".join(rng.choice(WORDS) for _ in range(12)) + f" on port {8000 + i % 997}"
+
+
+async def fill(system: MemorySystem, n: int, rng: random.Random) -> None:
+    done = 0
+    while done < n:
+        k = min(5000, n - done)
+        await system.remember_many([{"content": sentence(rng, done + j), "cue": " ".join(rng.sample(WORDS, 3))}
+                                    for j in range(k)])
+        await system.dream(max_blocks=k)
+        done += k
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def measure(size: int, queries: int) -> dict[str, float]:
+    rng = random.Random(size)
+    with tempfile.TemporaryDirectory() as tmp:
+        system, _ = await MemorySystem.init(Path(tmp))
+        await fill(system, size, rng)
+        core = system._core
+        await system.recall("warm up the model", reinforce=False)
+        lat = []
+        for _ in range(queries):
+            q = " ".join(rng.sample(WORDS, 4))
+            t0 = time.perf_counter()
+            await system.recall(q, top_k=5, reinforce=False)
+            lat.append((time.perf_counter() - t0) * 1000)
+        # A 10-block commit the index has not seen (as after a pull): measure the catch-up.
+        old_tree = core.store.memory_tree_oid()
+        await system.remember_many([{"content": sentence(rng, size + j)} for j in range(10)])
+        db = core.db()
+        with db.write() as conn:  # key the index to the tree before the commit: sync must diff
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'memory_tree_oid'", (old_tree,))
+        t0 = time.perf_counter()
+        report = core.sync(vectors=True)
+        incremental = (time.perf_counter() - t0) * 1000
+        fresh = open_memory_index()
+        t0 = time.perf_counter()
+        rebuild(fresh, core.store.source(), core.embedder)
+        full = (time.perf_counter() - t0) * 1000
+        fresh.close()
+        size_mb = core.index_path.stat().st_size / 1e6
+        await system.close()
+    return {"size": size, "p50": statistics.median(lat), "p95": pct(lat, 0.95), "incremental": incremental,
+            "mode": report.mode, "full": full, "ratio": full / max(incremental, 1e-9), "mb": size_mb}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--queries", type=int, default=100)
+    args = ap.parse_args()
+    rows = [await measure(int(s), args.queries) for s in args.sizes.split(",") if s]
+    print(f"{'blocks':>8} {'recall p50':>11} {'p95':>8} {'sync after 10-block diff':>25} {'full rebuild':>13} "
+          f"{'ratio':>6} {'index MB':>9}")
+    for r in rows:
+        print(f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms {r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
+              f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

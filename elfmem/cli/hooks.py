@@ -1,0 +1,120 @@
+"""``hooks install | uninstall | status`` and the hidden ``hook NAME`` the installed programs call.
+
+``hook pre-commit`` reads git's index and nothing else, so it skips opening the memory: importing
+the whole API costs far more than the check. The other hooks open the memory, make one call and
+never fail the git command that ran them: a problem is one warning line on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from elfmem.cli.output import emit, guarded, json_option, repo_path, run
+from elfmem.rhythms import hooks as logic
+from elfmem.rhythms.results import Result
+
+if TYPE_CHECKING:
+    from elfmem.api import MemorySystem
+
+
+async def _install(system: MemorySystem) -> logic.HooksReport:
+    return await system.hooks_install()
+
+
+async def _uninstall(system: MemorySystem) -> logic.HooksReport:
+    return await system.hooks_uninstall()
+
+
+async def _status(system: MemorySystem) -> logic.HooksReport:
+    return await system.hooks_status()
+
+
+async def _reindex(system: MemorySystem) -> logic.ReindexResult:
+    return await system.hook_reindex()
+
+
+async def _flush(system: MemorySystem) -> logic.FlushResult:
+    return await system.flush_ledger()
+
+
+@click.group()
+def hooks() -> None:
+    """Git hooks for your own git commands: check memory on commit, reindex on checkout/merge."""
+
+
+@hooks.command()
+@json_option
+@click.pass_context
+def install(ctx: click.Context, json_: bool) -> None:
+    """Install where git looks (core.hooksPath or .git/hooks), chaining hooks already there."""
+    emit(run(ctx, json_, _install), json_)
+
+
+@hooks.command()
+@json_option
+@click.pass_context
+def uninstall(ctx: click.Context, json_: bool) -> None:
+    """Remove elfmem's hooks and put back the hooks they chained, exactly as they were."""
+    emit(run(ctx, json_, _uninstall), json_)
+
+
+@hooks.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, json_: bool) -> None:
+    """Each hook: ours, chained (ours, running an earlier hook first), foreign or missing."""
+    emit(run(ctx, json_, _status), json_)
+
+
+@click.command(hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("name", type=click.Choice(logic.HOOK_NAMES))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@json_option
+@click.pass_context
+def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> None:
+    """Run elfmem's part of git hook NAME with git's arguments (the hook programs call it)."""
+    if name == "pre-commit":
+        root = repo_path(ctx) or Path.cwd()
+        result = guarded(json_, lambda: logic.check_staged(root, args))
+        if json_:
+            emit(result, True)
+        if not result.ok:
+            click.echo(result.summary, err=True)
+            sys.exit(1)
+    elif name == "pre-push":
+        _never_failing(ctx, name, _flush)
+    elif logic.wants_reindex(name, args):
+        _never_failing(ctx, name, _reindex)
+
+
+def _never_failing(
+    ctx: click.Context, name: str, action: Callable[[MemorySystem], Awaitable[Result]]
+) -> None:
+    from elfmem.api import MemorySystem
+
+    async def go() -> Result:
+        system = await MemorySystem.from_config(repo_path(ctx))
+        try:
+            return await action(system)
+        finally:
+            await system.close()
+
+    try:
+        result = asyncio.run(go())
+    except Exception as exc:  # a hook must never break the user's git command
+        first = (str(exc).splitlines() or [""])[0]
+        click.echo(f"elfmem: {name} hook skipped ({type(exc).__name__}: {first})", err=True)
+        return
+    if isinstance(result, logic.ReindexResult) and result.errors:
+        click.echo(f"elfmem: {result.summary}", err=True)
+    elif isinstance(result, logic.FlushResult) and result.events:
+        click.echo(f"elfmem: {result.summary}", err=True)
+
+
+COMMANDS = [hooks, hook]

@@ -1,0 +1,1 @@
+"""Identity: the raw constitution, the seeded roles, profession templates and init."""

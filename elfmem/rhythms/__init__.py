@@ -1,0 +1,1 @@
+"""The rhythms: capture, consolidation, retrieval, feedback and care of the memory."""

@@ -1,0 +1,208 @@
+"""The pre-commit check: memory files as git's index holds them must be valid before they commit.
+
+libgit2 runs no hooks and elfmem validates its own writes in-process, but a person's ``git commit``
+of a hand edit passes only through this. Files are read with the git binary, not libgit2, because
+only git knows the ``GIT_INDEX_FILE`` that ``commit -a`` and ``commit <path>`` stage into.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elfmem.block.layout import MEMORY_DIR, SELF_FILE
+from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
+from elfmem.block.secrets import find_secret
+from elfmem.errors import BlockFormatError, RepoStateError
+from elfmem.rhythms.results import Result
+
+_MARKER_STARTS = ("<<<<<<<", ">>>>>>>", "|||||||")
+_OPENER = FRONTMATTER_OPEN.encode()
+_ID_RE = re.compile(rb"^" + re.escape(_OPENER) + rb"(\S+)", re.M)
+"""A block's id, scanned without a parse: files not staged are only looked through for ids."""
+SELF_PATH = f"{MEMORY_DIR}/{SELF_FILE}"
+
+
+def run_git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    """Stdout of the git binary run in ``cwd``, inheriting the hook's GIT_* environment."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True)
+    except FileNotFoundError as exc:
+        raise RepoStateError(
+            "The `git` program is not on PATH; git hooks need it.",
+            "Install git (or fix PATH), then run the command again.",
+        ) from exc
+    if proc.returncode != 0:
+        raise RepoStateError(
+            f"`git {' '.join(args[:2])}` failed: {proc.stderr.decode(errors='replace').strip()}",
+            "Run it from inside the repository's work tree (`git status` should work there).",
+        )
+    return proc.stdout
+
+
+@dataclass(frozen=True)
+class StagedCheck(Result):
+    files: list[str]
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def summary(self) -> str:
+        if self.ok:
+            return f"OK: {len(self.files)} staged memory file(s) are valid."
+        lines = [f"elfmem: commit refused: {len(self.problems)} problem(s) in staged memory files."]
+        for p in self.problems:
+            lines += [f"{p['path']}:{p['line']}: {p['message']}", f"    fix: {p['recovery']}"]
+        lines.append(
+            "Fix the file(s), `git add` them and commit again (`elfmem index check` "
+            "checks the working tree; `git commit --no-verify` skips this check)."
+        )
+        return "\n".join(lines)
+
+
+def _problem(path: str, line: int, message: str, recovery: str) -> dict[str, Any]:
+    return {"path": path, "line": line, "message": message, "recovery": recovery}
+
+
+def _staged_paths(root: Path) -> list[str]:
+    out = run_git(
+        root,
+        "diff",
+        "--cached",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--diff-filter=ACMRT",
+        "--",
+        f":(top){MEMORY_DIR}",
+    )
+    return [p for p in out.decode().split("\0") if p.endswith(".md")]
+
+
+def _index_blobs(root: Path) -> dict[str, str]:
+    """Every memory file in git's index (the one this commit uses): path → blob oid."""
+    out = run_git(root, "ls-files", "--stage", "-z", "--", f":(top){MEMORY_DIR}")
+    blobs: dict[str, str] = {}
+    for record in out.decode().split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[0].startswith("100") and path.endswith(".md"):
+            blobs[path] = parts[1]
+    return blobs
+
+
+def _read_blobs(root: Path, oids: Sequence[str]) -> dict[str, bytes]:
+    out = run_git(root, "cat-file", "--batch", stdin="".join(f"{o}\n" for o in oids).encode())
+    data: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(out):
+        header_end = out.index(b"\n", pos)
+        oid, _, size = out[pos:header_end].decode().split(" ")
+        data[oid] = out[header_end + 1 : header_end + 1 + int(size)]
+        pos = header_end + 1 + int(size) + 1
+    return data
+
+
+def _id_line(data: bytes, block_id: bytes) -> int:
+    match = re.search(rb"^" + re.escape(_OPENER + block_id) + rb"\s", data, re.M)
+    return data.count(b"\n", 0, match.start()) + 1 if match else 0
+
+
+def _markers(path: str, lines: list[str]) -> list[dict[str, Any]]:
+    hits = [n for n, line in enumerate(lines, 1) if line.startswith(_MARKER_STARTS)]
+    if not hits:
+        return []  # a lone `=======` is a Markdown heading underline, not a conflict
+    hits += [n for n, line in enumerate(lines, 1) if line.rstrip() == "======="]
+    return [
+        _problem(
+            path,
+            min(hits),
+            "merge conflict markers (<<<<<<< / ======= / >>>>>>>)",
+            "Resolve the conflict: keep the lines you want and delete every marker line.",
+        )
+    ]
+
+
+def _secrets(path: str, text: str, lines: list[str]) -> list[dict[str, Any]]:
+    whole = find_secret(text)
+    if whole is None:
+        return []
+    located = [(n, f) for n, line in enumerate(lines, 1) if (f := find_secret(line)) is not None]
+    return [
+        _problem(
+            path,
+            n,
+            f"looks like a secret ({f.kind}: {f.excerpt})",
+            "Remove the credential (git history is forever); if it is a false positive, "
+            "commit with `git commit --no-verify`.",
+        )
+        for n, f in located or [(1, whole)]
+    ]
+
+
+def _check_file(path: str, data: bytes) -> list[dict[str, Any]]:
+    text = data.decode("utf-8", "replace")
+    lines = text.replace("\r\n", "\n").split("\n")
+    problems = _markers(path, lines) + _secrets(path, text, lines)
+    if problems or path == SELF_PATH:
+        return problems
+    try:
+        parse_bytes(data, path)
+    except BlockFormatError as exc:
+        message = exc.message.removeprefix(f"{exc.path}:{exc.line}: ")
+        problems.append(_problem(exc.path or path, exc.line, message, exc.recovery))
+    return problems
+
+
+def _duplicates(files: dict[str, bytes], checked: set[str]) -> list[dict[str, Any]]:
+    """Block ids found in two files (repeats inside one file are the parser's to report)."""
+    first: dict[bytes, str] = {}
+    clashes: dict[bytes, list[str]] = {}
+    for path, data in files.items():
+        for block_id in set(_ID_RE.findall(data)):
+            other = first.setdefault(block_id, path)
+            if other != path:
+                clashes.setdefault(block_id, [other]).append(path)
+    problems = []
+    for block_id, paths in sorted(clashes.items()):
+        here = next((p for p in paths if p in checked), paths[0])
+        others = ", ".join(f"{p}:{_id_line(files[p], block_id)}" for p in paths if p != here)
+        problems.append(
+            _problem(
+                here,
+                _id_line(files[here], block_id),
+                f"block id {block_id.decode(errors='replace')} is also used at {others}",
+                "A block lives in one file: delete the copy, or give one of them "
+                "a new id (16 lowercase hex digits).",
+            )
+        )
+    return problems
+
+
+def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
+    """Validate the memory files as git's index holds them (``paths``, or those staged).
+
+    Each must parse, carry no conflict markers or secrets, and no block id may appear in two
+    files of the index. With nothing under ``.elfmem/memory`` staged it costs one ``git diff``.
+    """
+    wanted = [p for p in paths if p.startswith(f"{MEMORY_DIR}/")] if paths else _staged_paths(root)
+    if not wanted:
+        return StagedCheck([])
+    blobs = _index_blobs(root)
+    checked = sorted(p for p in set(wanted) if p in blobs)
+    contents = _read_blobs(root, sorted(set(blobs.values())))
+    problems: list[dict[str, Any]] = []
+    parsed: dict[str, bytes] = {}
+    for path, oid in sorted(blobs.items()):
+        found = _check_file(path, contents[oid]) if path in checked else []
+        problems += found
+        if not found and path != SELF_PATH:
+            parsed[path] = contents[oid]
+    return StagedCheck(checked, problems + _duplicates(parsed, set(checked)))
