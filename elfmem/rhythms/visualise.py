@@ -53,11 +53,8 @@ class Graph:
 
 
 def node_confidence(core: Core, ids: Iterable[str]) -> dict[str, float]:
-    """Each block's confidence, which sizes its node: the one place the page asks for it.
-
-    Every block holds the Beta prior until the adaptive ledger fold is wired in here.
-    """
-    return dict.fromkeys(ids, PRIOR_CONFIDENCE)
+    """Each block's confidence (the Beta posterior from the ledger), which sizes its node."""
+    return {i: core.ledger.folded(i).confidence for i in ids}
 
 
 def is_identity(row: BlockRow) -> bool:
