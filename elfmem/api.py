@@ -15,7 +15,7 @@ from typing import Any
 from elfmem import config as config_mod
 from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
-from elfmem.adapters.llm import LLM, make_llm
+from elfmem.adapters.llm import LLM, make_llm, resolve_check
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
@@ -23,6 +23,7 @@ from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
 from elfmem.retrieval.result import FrameResult
 from elfmem.rhythms import capture, curate as curate_mod, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import doctor as doctor_mod
 from elfmem.rhythms import hooks as hooks_mod
 from elfmem.rhythms import status as status_mod
 from elfmem.rhythms import visualise as visualise_mod
@@ -421,3 +422,26 @@ class MemorySystem:
         return visualise_mod.visualise(
             self._core, Path(out) if out is not None else None, include_archived, max_nodes
         )
+
+    # ---- health -------------------------------------------------------------------------------
+
+    async def doctor(self, resolve: bool = False) -> doctor_mod.DoctorResult:
+        """Paths, config, git state, hooks, ledger, index, embedder, keys; each problem with its fix.
+
+        ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
+        """
+        llm_cfg = self._core.config.llm
+        key_env = llm_cfg.api_key_env or ("ANTHROPIC_API_KEY" if llm_cfg.model.startswith("claude-")
+                                          else "OPENAI_API_KEY" if not llm_cfg.base_url else "")
+        probe = None
+        if resolve and llm_cfg.model:
+            def probe() -> str:
+                llm = self.llm
+                return resolve_check(llm) if llm is not None else ""
+        return doctor_mod.doctor(self._core, probe, key_env)
+
+    async def migrate_embeddings(self) -> dict[str, Any]:
+        """Re-embed every block with the configured model (the only way to change models)."""
+        report = maintenance.migrate_embeddings(self._core)
+        return {"embedded": report.embedded, "model": self._core.embedder.identity,
+                "summary": f"Re-embedded {report.embedded} texts with {self._core.embedder.identity}."}

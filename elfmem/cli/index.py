@@ -57,11 +57,18 @@ def parity(ctx: click.Context, probes: int, json_: bool) -> None:
 
 @click.command()
 @click.option("--frames", "frames_", is_flag=True, help="Render every frame; show what was dropped and why.")
-@click.option("--query", default="what matters right now", show_default=True)
+@click.option("--resolve", is_flag=True, help="Make one real LLM call to prove the key works.")
+@click.option("--query", default="what matters right now", show_default=True, help="Query for --frames.")
 @json_option
 @click.pass_context
-def doctor(ctx: click.Context, frames_: bool, query: str, json_: bool) -> None:
-    """Diagnose setup. With --frames, exit non-zero only when a guaranteed block was dropped."""
+def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: bool) -> None:
+    """Diagnose setup; each problem with its fix. --frames exits non-zero only if a guarantee was dropped."""
+    if not frames_:
+        result = run(ctx, json_, lambda s: s.doctor(resolve))
+        emit(result, json_)
+        if not result.ok:
+            sys.exit(1)
+        return
     results = run(ctx, json_, lambda s: s.doctor_frames(query))
     lines = []
     for r in results:

@@ -46,11 +46,13 @@ class LedgerView:
         self._key: tuple[object, ...] | None = None
         self._spool: dict[str, list[str]] = {}
         self._folded: dict[str, Folded] = {}
+        self._folded_by_anchor: dict[str, str] = {}
         self._clock: list[tuple[float, float]] | None = None
         self.open_session: tuple[str, float] | None = None
         """(id, wall-clock start) of this process's session, counted up to now."""
 
     def _refresh(self) -> None:
+        """Keep folds whose notes did not change: evict by notes diff and by spooled anchors."""
         try:
             st = os.stat(self.store.spool.path)
             spool_key: tuple[float, int] = (st.st_mtime_ns, st.st_size)
@@ -60,13 +62,21 @@ class LedgerView:
         key = (tip, spool_key)
         if key == self._key:
             return
+        old_tip = self._key[0] if self._key is not None else None
+        stale = set(self._spool)
+        if self._key is not None and old_tip != tip:
+            stale |= self.store.ledger.changed_anchors(old_tip, tip) if old_tip and tip else set(self._folded_by_anchor)
         self._key = key
-        self._folded = {}
         self._clock = None
         self._spool = {}
         if self.fixed_tip is None:
             for anchor, line in self.store.spool.entries():
                 self._spool.setdefault(anchor, []).append(line)
+        stale |= set(self._spool)
+        for anchor in stale:
+            block_id = self._folded_by_anchor.pop(anchor, None)
+            if block_id is not None:
+                self._folded.pop(block_id, None)
 
     def lines(self, anchor: str) -> list[str]:
         self._refresh()
@@ -76,12 +86,20 @@ class LedgerView:
         return [*text.splitlines(), *self._spool.get(anchor, [])]
 
     def folded(self, block_id: str) -> Folded:
+        return self.folded_many([block_id])[block_id]
+
+    def folded_many(self, block_ids: Iterable[str]) -> dict[str, Folded]:
+        """Folds for many blocks; the notes of those not cached are read in one tree walk."""
         self._refresh()
-        hit = self._folded.get(block_id)
-        if hit is None:
-            hit = fold(self.lines(anchor_for_block(block_id)))
-            self._folded[block_id] = hit
-        return hit
+        ids = list(dict.fromkeys(block_ids))
+        missing = {anchor_for_block(b): b for b in ids if b not in self._folded}
+        if missing:
+            notes = {} if self.fixed_tip == "" else self.store.ledger.read_many(missing, self.fixed_tip)
+            for anchor, block_id in missing.items():
+                lines = [*(notes.get(anchor) or "").splitlines(), *self._spool.get(anchor, [])]
+                self._folded[block_id] = fold(lines)
+                self._folded_by_anchor[anchor] = block_id
+        return {b: self._folded[b] for b in ids}
 
     def intervals(self) -> list[tuple[float, float]]:
         self._refresh()
@@ -112,8 +130,9 @@ class LedgerView:
         now = float(active_hours_at(intervals, [time.time()])[0])
         born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
         out: dict[str, BlockState] = {}
+        folds = self.folded_many(r.id for r in rows)
         for row, born_h in zip(rows, born, strict=True):
-            f = self.folded(row.id)
+            f = folds[row.id]
             last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
             out[row.id] = BlockState(
                 alpha=f.alpha,

@@ -13,7 +13,7 @@ from typing import Any
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError, InvalidInput
-from elfmem.index import open_index, open_memory_index, queries, rebuild
+from elfmem.index import SyncReport, open_index, open_memory_index, queries, rebuild, sync
 from elfmem.index import status as index_status
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.rhythms.core import Core
@@ -152,3 +152,10 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
     finally:
         fresh.close()
     return ParityResult(len(checks), differences)
+
+
+def migrate_embeddings(core: Core) -> SyncReport:
+    """Switch the index to the configured embedding model, re-embedding what the cache lacks."""
+    report = sync(core.db(), core.store.source(), core.embedder, allow_model_change=True)
+    core.last_sync = report
+    return report

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
@@ -197,6 +197,16 @@ class NotesLedger:
         require_anchor(anchor)
         text, paths = self._text(self._tree(tip if tip is not None else self.tip()), anchor)
         return text if paths else None
+
+    def read_many(self, anchors: Iterable[str], tip: str | None = None) -> dict[str, str]:
+        """Anchor → note text for those that have one, resolving the notes tree once."""
+        tree = self._tree(tip if tip is not None else self.tip())
+        out: dict[str, str] = {}
+        for anchor in anchors:
+            text, paths = self._text(tree, anchor)
+            if paths:
+                out[anchor] = text
+        return out
 
     def read_all(self, tip: str | None = None) -> dict[str, str]:
         """Anchor → note text at ``tip`` (default: the current tip)."""

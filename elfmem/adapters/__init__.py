@@ -1,0 +1,1 @@
+"""Adapters to the outside: embedding models (and LLMs), each behind a small Protocol."""

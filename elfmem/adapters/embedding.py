@@ -1,0 +1,150 @@
+"""The embedder contract and the factory that builds one from the ``embeddings:`` config section.
+
+Vectors are cached and compared across runs, so every embedder names itself with an ``identity``
+that changes whenever its vectors would: the index refuses to mix vectors of two identities.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from elfmem.errors import ConfigError, InvalidInput
+
+Matrix = npt.NDArray[np.float32]
+PROVIDERS = ("static", "openai", "mock")
+OPENAI_URL = "https://api.openai.com/v1"
+_SECTION_HINT = "Fix the `embeddings:` section of .elfmem/config.yaml"
+
+
+class Embedder(Protocol):
+    """Turns texts into float32 rows of length ``dimensions``, each L2-normalised (or all zero)."""
+
+    @property
+    def identity(self) -> str:
+        """Stable key of the model; vectors are cached by (identity, text hash)."""
+        ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+def text_list(texts: Sequence[str]) -> list[str]:
+    """Copy ``texts`` to a list, refusing a bare string (it would embed one row per character)."""
+    if isinstance(texts, str):
+        raise InvalidInput(
+            "embed() takes a sequence of texts, got a single string.",
+            "Wrap it in a list: embed([text]).",
+        )
+    return list(texts)
+
+
+def normalise_rows(matrix: npt.ArrayLike) -> Matrix:
+    """Scale each row to unit length in float32; an all-zero row (no known token) stays zero."""
+    rows = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    out: Matrix = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    return out
+
+
+def make_embedder(spec: Mapping[str, object] | object | None = None) -> Embedder:
+    """Build the embedder a config asks for; with nothing configured, the embedded static model.
+
+    ``spec`` is the ``embeddings:`` mapping or the config dataclass holding the same fields
+    (``provider``, ``model``, ``dimensions``, ``base_url``, ``api_key_env``, ``path``); empty values
+    count as unset. Without a provider, a ``model`` or ``base_url`` means an OpenAI-compatible
+    endpoint (the seed's ``embeddings: {model: text-embedding-3-small}``), otherwise static.
+    """
+    fields = _as_mapping(spec)
+    provider = _text(fields, "provider")
+    if not provider:
+        provider = "openai" if _text(fields, "model") or _text(fields, "base_url") else "static"
+    if provider == "static":
+        return _static(fields)
+    if provider == "openai":
+        return _openai(fields)
+    if provider == "mock":
+        from elfmem.adapters.mock import MockEmbedder
+
+        return MockEmbedder(_int(fields, "dimensions") or 64)
+    raise ConfigError(
+        f"Unknown embeddings provider {provider!r}.",
+        f"{_SECTION_HINT}: provider must be one of {', '.join(PROVIDERS)}.",
+    )
+
+
+def _static(fields: Mapping[str, object]) -> Embedder:
+    from elfmem.adapters.static import StaticEmbedder
+
+    if _text(fields, "model") or _text(fields, "base_url"):
+        raise ConfigError(
+            "embeddings.provider is `static`, but `model`/`base_url` name a remote model.",
+            f"{_SECTION_HINT}: set `provider: openai` to use that endpoint, or remove `model` "
+            "and `base_url` to use the embedded model.",
+        )
+    path = _text(fields, "path")
+    return StaticEmbedder(Path(path).expanduser() if path else None)
+
+
+def _openai(fields: Mapping[str, object]) -> Embedder:
+    from elfmem.adapters.openai_compat import OpenAICompatEmbedder
+
+    model = _text(fields, "model")
+    dimensions = _int(fields, "dimensions")
+    if not model or not dimensions:
+        raise ConfigError(
+            "An OpenAI-compatible embedder needs both `model` and `dimensions`.",
+            f"{_SECTION_HINT}, e.g. `model: text-embedding-3-small` and `dimensions: 1536`.",
+        )
+    base_url = _text(fields, "base_url") or OPENAI_URL
+    key_env = _text(fields, "api_key_env")
+    if not key_env and base_url == OPENAI_URL:
+        key_env = "OPENAI_API_KEY"  # the official endpoint always needs a key; local ones rarely do
+    timeout = fields.get("timeout", 30.0)
+    retries = fields.get("retries", 3)
+    if not isinstance(timeout, int | float) or not isinstance(retries, int):
+        raise ConfigError(
+            "embeddings.timeout must be a number and embeddings.retries an integer.",
+            f"{_SECTION_HINT}.",
+        )
+    return OpenAICompatEmbedder(model, base_url, key_env, dimensions, float(timeout), retries)
+
+
+def _as_mapping(spec: object) -> Mapping[str, object]:
+    if spec is None:
+        return {}
+    if isinstance(spec, Mapping):
+        return spec
+    if dataclasses.is_dataclass(spec) and not isinstance(spec, type):
+        return dataclasses.asdict(spec)
+    raise ConfigError(
+        f"The embeddings configuration is a {type(spec).__name__}, not a mapping.",
+        f"{_SECTION_HINT}: it must be a mapping of provider, model, dimensions, ...",
+    )
+
+
+def _text(fields: Mapping[str, object], key: str) -> str:
+    value = fields.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, str | Path):
+        return str(value).strip()
+    raise ConfigError(f"embeddings.{key} = {value!r} is not text.", f"{_SECTION_HINT}.")
+
+
+def _int(fields: Mapping[str, object], key: str) -> int:
+    value = fields.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"embeddings.{key} = {value!r} is not a positive integer.", f"{_SECTION_HINT}."
+        )
+    return value

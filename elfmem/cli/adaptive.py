@@ -1,0 +1,74 @@
+"""``outcome``, ``connect``, ``disconnect``, ``curate``, ``status``, ``migrate-embeddings``."""
+
+from __future__ import annotations
+
+import click
+
+from elfmem.cli.output import emit, json_option, run
+
+
+@click.command()
+@click.argument("block_ids", nargs=-1, required=True)
+@click.argument("signal", type=float)
+@click.option("--weight", type=float, default=1.0, show_default=True)
+@click.option("--source", default="cli", show_default=True, help="Where the ground truth came from.")
+@click.option("--allow-constitutional", is_flag=True, help="Also score self/constitutional blocks.")
+@json_option
+@click.pass_context
+def outcome(ctx: click.Context, block_ids: tuple[str, ...], signal: float, weight: float, source: str,
+            allow_constitutional: bool, json_: bool) -> None:
+    """Fold a 0.0-1.0 ground-truth SIGNAL into the confidence of BLOCK_IDS."""
+    emit(run(ctx, json_, lambda s: s.outcome(list(block_ids), signal, weight, source, allow_constitutional)),
+         json_)
+
+
+@click.command()
+@click.argument("source")
+@click.argument("target")
+@click.option("--relation", default="related", show_default=True,
+              help="supports, contradicts, refines, derived-from, requires, supersedes, or related.")
+@json_option
+@click.pass_context
+def connect(ctx: click.Context, source: str, target: str, relation: str, json_: bool) -> None:
+    """Link SOURCE to TARGET (declared relations are written into SOURCE's file and committed)."""
+    emit(run(ctx, json_, lambda s: s.connect(source, target, relation)), json_)
+
+
+@click.command()
+@click.argument("source")
+@click.argument("target")
+@click.option("--relation", default="related", show_default=True)
+@json_option
+@click.pass_context
+def disconnect(ctx: click.Context, source: str, target: str, relation: str, json_: bool) -> None:
+    """Remove a link between SOURCE and TARGET."""
+    emit(run(ctx, json_, lambda s: s.disconnect(source, target, relation)), json_)
+
+
+@click.command()
+@click.option("--top-k", type=int, default=None, help="How many proven blocks to reinforce.")
+@json_option
+@click.pass_context
+def curate(ctx: click.Context, top_k: int | None, json_: bool) -> None:
+    """Archive decayed or refuted blocks, prune weak edges, reinforce the top-K (one commit)."""
+    emit(run(ctx, json_, lambda s: s.curate(top_k)), json_)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, json_: bool) -> None:
+    """Session, inbox depth, active blocks, Hebbian staging, health and a suggested action."""
+    emit(run(ctx, json_, lambda s: s.status()), json_)
+
+
+@click.command(name="migrate-embeddings")
+@json_option
+@click.pass_context
+def migrate_embeddings(ctx: click.Context, json_: bool) -> None:
+    """Re-embed every block with the model now in .elfmem/config.yaml."""
+    result = run(ctx, json_, lambda s: s.migrate_embeddings())
+    emit(result, json_, str(result["summary"]))
+
+
+COMMANDS = [outcome, connect, disconnect, curate, status, migrate_embeddings]

@@ -1,0 +1,131 @@
+"""Which blocks need a vector, and storing them, keyed by text hash so unchanged text is reused.
+
+Planning runs before the write lock (embedding is the slow part) on the block diff; ``write_plan``
+runs inside the lock and stores exactly what was planned.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from elfmem.block.model import Block
+from elfmem.errors import ModelMismatch
+from elfmem.index.blockdiff import BlockDiff
+from elfmem.index.db import IndexDB
+from elfmem.index.embcache import (
+    EmbeddingCache,
+    Vector,
+    VectorModel,
+    default_cache_path,
+    embed_cached,
+    text_hash,
+)
+from elfmem.index.queries import list_blocks
+from elfmem.index.rows import CHUNK, chunks
+
+TextFor = Callable[[Block], str]
+
+
+@dataclass(slots=True)
+class VectorPlan:
+    """Vectors computed ahead of the write, and which block rows get which one."""
+
+    model: VectorModel | None
+    by_hash: dict[str, Vector] = field(default_factory=dict)
+    rows: list[tuple[str, str]] = field(default_factory=list)
+    reset: bool = False
+    pending: bool = False
+    embedded: int = 0
+
+
+def check_model(meta: dict[str, str], model: VectorModel | None, allow_change: bool) -> None:
+    """Refuse to mix vectors from two models: rankings would silently be wrong."""
+    known = meta.get("model_identity")
+    if model is None or known is None or known == model.identity or allow_change:
+        return
+    raise ModelMismatch(
+        f"the index was embedded with model {known!r}, not the configured {model.identity!r}",
+        "Run `elfmem migrate-embeddings` to re-embed every block with the configured model, or "
+        "set the previous model back in .elfmem/config.yaml.",
+    )
+
+
+def plan_vectors(
+    db: IndexDB,
+    meta: dict[str, str],
+    diff: BlockDiff,
+    model: VectorModel | None,
+    text_for: TextFor,
+    cache: EmbeddingCache | None,
+) -> VectorPlan:
+    """Embed (through the cache) every text a written or unvectored block now needs."""
+    plan = VectorPlan(model)
+    if model is None:
+        return plan
+    known = meta.get("model_identity")
+    plan.reset = known is not None and known != model.identity
+    plan.pending = plan.reset or meta.get("vectors_pending") == "1"
+    blocks = diff.inserted
+    if plan.pending and not diff.full:
+        gone = set(diff.delete)
+        kept = {r.id: r.to_block() for r in list_blocks(db) if r.id not in gone}
+        blocks = {**kept, **blocks}
+    current: dict[str, str] = {}
+    if not plan.reset:
+        everything = diff.full and len(blocks) > CHUNK
+        current = _stored_hashes(db.conn, None if everything else list(blocks))
+    texts: dict[str, str] = {}
+    for block_id, block in blocks.items():
+        text = text_for(block)
+        key = text_hash(text)
+        if current.get(block_id) != key:
+            texts[key] = text
+            plan.rows.append((block_id, key))
+    if texts:
+        plan.by_hash, plan.embedded = _embed(model, texts, cache)
+    return plan
+
+
+def _embed(
+    model: VectorModel, texts: dict[str, str], cache: EmbeddingCache | None
+) -> tuple[dict[str, Vector], int]:
+    store = EmbeddingCache(default_cache_path()) if cache is None else cache
+    try:
+        return embed_cached(model, texts, store)
+    finally:
+        if cache is None:
+            store.close()
+
+
+def _stored_hashes(conn: sqlite3.Connection, ids: list[str] | None) -> dict[str, str]:
+    if ids is None:
+        return dict(conn.execute("SELECT block_id, text_hash FROM vectors").fetchall())
+    found: dict[str, str] = {}
+    for chunk in chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT block_id, text_hash FROM vectors WHERE block_id IN ({marks})"
+        found.update(conn.execute(sql, chunk).fetchall())
+    return found
+
+
+def write_plan(conn: sqlite3.Connection, plan: VectorPlan, diff: BlockDiff) -> bool:
+    """Store the planned vectors and drop orphans; True when any vector changed."""
+    if diff.full:
+        conn.execute("DELETE FROM vectors WHERE block_id NOT IN (SELECT id FROM blocks)")
+    else:
+        conn.executemany("DELETE FROM vectors WHERE block_id = ?", [(i,) for i in diff.removed])
+    if plan.model is None:
+        if diff.insert:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_pending', '1')")
+        return bool(diff.removed)
+    if plan.reset:
+        conn.execute("DELETE FROM vectors")
+    conn.executemany(
+        "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+        [(i, key, plan.by_hash[key].astype("<f4").tobytes()) for i, key in plan.rows],
+    )
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('model_identity', ?)", (plan.model.identity,))
+    conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+    return bool(plan.rows) or plan.reset or bool(diff.removed)

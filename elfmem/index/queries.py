@@ -1,0 +1,187 @@
+"""Reading blocks back out of the index: lookup, listing, tags, declared neighbours, status.
+
+Rows come back as ``BlockRow``: the block as its file states it plus where it lives (path, status),
+so callers above the index never see SQL or JSON columns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from elfmem.block.layout import STATUS_DIRS
+from elfmem.block.model import Block, Relation
+from elfmem.errors import BlockFormatError
+from elfmem.index.changes import read_rows
+from elfmem.index.db import IndexDB
+from elfmem.index.rows import chunks
+
+_COLUMNS = (
+    "id, path, status, cls, tags, pinned, created, cue, content, content_hash, tier, relations, "
+    "fields, extra"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRow:
+    """One indexed block: its fields, the file it was read from and the status that file gives."""
+
+    id: str
+    path: str
+    status: str
+    cls: str
+    tags: tuple[str, ...]
+    pinned: bool
+    created: str
+    cue: str
+    content: str
+    content_hash: str
+    tier: str
+    relations: tuple[tuple[str, str], ...]
+    fields: tuple[tuple[str, str], ...]
+    extra: tuple[tuple[str, str], ...]
+
+    def to_block(self) -> Block:
+        return Block(
+            id=self.id,
+            content=self.content,
+            cls=self.cls,
+            tags=self.tags,
+            pinned=self.pinned,
+            created=self.created,
+            cue=self.cue,
+            relations=tuple(Relation(k, t) for k, t in self.relations),
+            fields=self.fields,
+            extra=self.extra,
+        )
+
+
+def _pairs(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in json.loads(text))
+
+
+def _row(r: tuple[Any, ...]) -> BlockRow:
+    return BlockRow(
+        id=r[0],
+        path=r[1],
+        status=r[2],
+        cls=r[3],
+        tags=tuple(json.loads(r[4])),
+        pinned=bool(r[5]),
+        created=r[6],
+        cue=r[7],
+        content=r[8],
+        content_hash=r[9],
+        tier=r[10],
+        relations=_pairs(r[11]),
+        fields=_pairs(r[12]),
+        extra=_pairs(r[13]),
+    )
+
+
+def get_blocks(db: IndexDB, ids: Iterable[str]) -> dict[str, BlockRow]:
+    """The indexed blocks among ``ids``; unknown ids are simply absent from the result."""
+    found: dict[str, BlockRow] = {}
+    for chunk in chunks(list(dict.fromkeys(ids))):
+        marks = ",".join("?" * len(chunk))
+        for r in db.conn.execute(f"SELECT {_COLUMNS} FROM blocks WHERE id IN ({marks})", chunk):
+            found[r[0]] = _row(r)
+    return found
+
+
+def list_blocks(
+    db: IndexDB,
+    status: str | None = None,
+    cls: str | None = None,
+    tag_pattern: str | None = None,
+    limit: int | None = None,
+) -> list[BlockRow]:
+    """Blocks by status, category and tag ``LIKE`` pattern (``'self/%'``), oldest first."""
+    where: list[str] = []
+    params: list[object] = []
+    if status is not None:
+        where.append("status = ?")
+        params.append(status)
+    if cls is not None:
+        where.append("cls = ?")
+        params.append(cls)
+    if tag_pattern is not None:
+        where.append("id IN (SELECT block_id FROM tags WHERE tag LIKE ?)")
+        params.append(tag_pattern)
+    sql = f"SELECT {_COLUMNS} FROM blocks"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY created, path, ordinal, id"  # FIFO: file order breaks same-second ties
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [_row(r) for r in db.conn.execute(sql, params)]
+
+
+def find_by_hash(db: IndexDB, content_hash: str) -> list[str]:
+    """Ids of blocks whose normalised content hashes to ``content_hash`` (true duplicates)."""
+    sql = "SELECT id FROM blocks WHERE content_hash = ? ORDER BY id"
+    return [r[0] for r in db.conn.execute(sql, (content_hash,))]
+
+
+def counts(db: IndexDB) -> dict[str, int]:
+    """Blocks per status, every status present (zero when empty)."""
+    found = dict.fromkeys(STATUS_DIRS, 0)
+    found.update(db.conn.execute("SELECT status, count(*) FROM blocks GROUP BY status").fetchall())
+    return found
+
+
+def block_ids_with_tag(db: IndexDB, pattern: str) -> set[str]:
+    sql = "SELECT block_id FROM tags WHERE tag LIKE ?"
+    return {r[0] for r in db.conn.execute(sql, (pattern,))}
+
+
+def neighbours(db: IndexDB, ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """Declared relations touching ``ids`` in either direction, as (kind, other block id).
+
+    Only neighbours that are indexed blocks are returned: a relation to an unknown id leads nowhere.
+    """
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, list[tuple[str, str]]] = {i: [] for i in wanted}
+    for chunk in chunks(wanted):
+        marks = ",".join("?" * len(chunk))
+        sql = (
+            f"SELECT r.source, r.kind, r.target FROM relations r JOIN blocks b ON b.id = r.target"
+            f" WHERE r.source IN ({marks})"
+            f" UNION SELECT r.target, r.kind, r.source FROM relations r"
+            f" JOIN blocks b ON b.id = r.source WHERE r.target IN ({marks})"
+            " ORDER BY 1, 2, 3"
+        )
+        for own, kind, other in db.conn.execute(sql, chunk + chunk):
+            if other != own:
+                found[own].append((kind, other))
+    return found
+
+
+def file_errors(db: IndexDB) -> list[BlockFormatError]:
+    """Files whose current text did not parse (a hand edit, or a bad commit), as recorded."""
+    return [row.error for _, row in sorted(read_rows(db.conn).items()) if row.error is not None]
+
+
+def status(db: IndexDB) -> dict[str, object]:
+    """What the index is keyed to and holds, for ``elfmem status`` and ``doctor``."""
+    meta = db.meta()
+    vectors = db.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    files = db.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    return {
+        "memory_tree_oid": meta.get("memory_tree_oid"),
+        "notes_oid": meta.get("notes_oid"),
+        "model_identity": meta.get("model_identity"),
+        "schema_version": int(meta.get("schema_version", "0")),
+        "generation": int(meta.get("generation", "0")),
+        "counts": counts(db),
+        "files": files,
+        "vectors": vectors,
+        "vectors_pending": meta.get("vectors_pending") == "1",
+        "file_errors": len(file_errors(db)),
+        "size_bytes": db.size_on_disk(),
+        "path": str(db.path) if db.path is not None else None,
+        "healed": db.healed,
+    }

@@ -1,0 +1,212 @@
+"""The two first-stage searches: FTS5 bm25 over content, cue and tags, and cosine over vectors.
+
+Lexical search turns any user text into a safe FTS5 expression (quoted terms joined by OR), so
+quotes, ``AND``, ``*``, ``-``, ``:`` or parentheses in a question are words, never syntax. Dense
+search keeps the float32 matrix per process and reloads it only when the index ``generation``
+moves, so a query costs one matrix product.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from elfmem.index.db import IndexDB
+from elfmem.index.vectorfile import (
+    VectorTable,
+    read_vector_file,
+    vector_file_path,
+    write_vector_file,
+)
+
+MAX_TERMS = 64
+STOP_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in
+    into is it its me my near not of on or our should so than that the their them then there these
+    they this those to was we were what when where which who why will with would you your""".split()
+)
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldWeights:
+    """bm25 column weights (content, cue, tags); to be tuned on the dev benchmark."""
+
+    content: float = 1.0
+    cue: float = 1.0
+    tags: float = 0.5
+
+
+def match_expression(query: str) -> str:
+    """A safe FTS5 MATCH expression for arbitrary text: its words, quoted, joined by OR."""
+    terms: list[str] = []
+    for word in _WORD.findall(query.casefold()):
+        word = word.strip("_")
+        if word and word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
+            if word not in terms:
+                terms.append(word)
+    return " OR ".join(f'"{t}"' for t in terms[:MAX_TERMS])
+
+
+def lexical(
+    db: IndexDB,
+    query: str,
+    limit: int,
+    statuses: Iterable[str] | None = ("active",),
+    weights: FieldWeights = FieldWeights(),
+) -> list[tuple[str, float]]:
+    """(block id, score) best first, score = −bm25 (higher is better); ``statuses`` None = all."""
+    expression = match_expression(query)
+    if not expression or limit <= 0:
+        return []
+    params: list[object] = [weights.content, weights.cue, weights.tags, expression]
+    sql = (
+        "SELECT b.id, bm25(fts, ?, ?, ?) AS rank FROM fts JOIN blocks b ON b.num = fts.rowid"
+        " WHERE fts MATCH ?"
+    )
+    if statuses is not None:
+        wanted = list(statuses)
+        sql += f" AND b.status IN ({','.join('?' * len(wanted))})"
+        params.extend(wanted)
+    sql += " ORDER BY rank, b.id LIMIT ?"
+    params.append(limit)
+    return [(block_id, -rank) for block_id, rank in db.conn.execute(sql, params)]
+
+
+Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    ids: list[str]
+    statuses: npt.NDArray[np.str_]
+    matrix: Matrix
+    rows: dict[str, int]
+    key: tuple[str, str] | None
+
+    @classmethod
+    def of(cls, table: VectorTable, key: tuple[str, str] | None) -> _Snapshot:
+        rows = {block_id: i for i, block_id in enumerate(table.ids)}
+        return cls(table.ids, np.array(table.statuses, dtype=str), table.matrix, rows, key)
+
+
+_EMPTY = _Snapshot.of(VectorTable([], [], np.zeros((0, 0), dtype=np.float32)), None)
+
+
+class VectorStore:
+    """Every block's vector as one matrix, with ids and statuses, cached across queries.
+
+    A reload swaps in a whole new snapshot, so a query running in another thread sees either the
+    old state or the new one, never a mix.
+    """
+
+    def __init__(self) -> None:
+        self._snap = _EMPTY
+        self._lock = threading.Lock()
+
+    @property
+    def ids(self) -> list[str]:
+        return self._snap.ids
+
+    @property
+    def matrix(self) -> Matrix:
+        return self._snap.matrix
+
+    @property
+    def statuses(self) -> npt.NDArray[np.str_]:
+        """Each row's block status, aligned with ``ids`` and ``matrix``."""
+        return self._snap.statuses
+
+    def load(self, db: IndexDB) -> VectorStore:
+        """Refresh from ``db`` if it changed since the last load (one meta read otherwise)."""
+        with self._lock:
+            if _key(db.meta()) != self._snap.key:
+                self._snap = _fresh_snapshot(db)
+        return self
+
+    def dense(
+        self,
+        query_vec: npt.ArrayLike,
+        limit: int,
+        allowed: set[str] | None = None,
+        statuses: Iterable[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(block id, cosine) best first among ``allowed`` ids and ``statuses`` (None = any)."""
+        snap = self._snap
+        if limit <= 0 or not snap.ids:
+            return []
+        scores = snap.matrix @ np.asarray(query_vec, dtype=np.float32).reshape(-1)
+        keep = _mask(snap, allowed, statuses)
+        if keep is not None:
+            scores = np.where(keep, scores, -np.inf)
+        count = min(limit, len(snap.ids) if keep is None else int(keep.sum()))
+        if count <= 0:
+            return []
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(snap.ids[i], float(scores[i])) for i in top]
+
+    def vectors_for(self, ids: Iterable[str]) -> dict[str, Matrix]:
+        """Stored vectors of ``ids`` (for MMR and near-duplicate checks); unknown ids skipped."""
+        snap = self._snap
+        return {i: snap.matrix[snap.rows[i]] for i in ids if i in snap.rows}
+
+
+def _key(meta: dict[str, str]) -> tuple[str, str]:
+    return (meta.get("index_uuid", ""), meta.get("generation", ""))
+
+
+def _fresh_snapshot(db: IndexDB) -> _Snapshot:
+    """From the mapped vector file when it matches the index, else from SQLite (then saved)."""
+    side = vector_file_path(db.path) if db.path is not None else None
+    if side is not None:
+        table = read_vector_file(side, _key(db.meta()))
+        if table is not None:
+            return _Snapshot.of(table, _key(db.meta()))
+    with db.reading() as conn:
+        key = _key(dict(conn.execute("SELECT key, value FROM meta").fetchall()))
+        rows = conn.execute(
+            "SELECT v.block_id, b.status, v.vec FROM vectors v"
+            " JOIN blocks b ON b.id = v.block_id ORDER BY b.num"
+        ).fetchall()
+    dims = len(rows[0][2]) // 4 if rows else 0
+    flat = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
+    matrix = flat.reshape(len(rows), dims).astype(np.float32, copy=False)
+    table = VectorTable([r[0] for r in rows], [r[1] for r in rows], matrix)
+    if side is not None:
+        write_vector_file(side, key, table)
+    return _Snapshot.of(table, key)
+
+
+def _mask(
+    snap: _Snapshot, allowed: set[str] | None, statuses: Iterable[str] | None
+) -> npt.NDArray[np.bool_] | None:
+    keep: npt.NDArray[np.bool_] | None = None
+    if statuses is not None:
+        keep = np.isin(snap.statuses, list(statuses))
+    if allowed is not None:
+        chosen = np.zeros(len(snap.ids), dtype=bool)
+        chosen[[snap.rows[i] for i in allowed if i in snap.rows]] = True
+        keep = chosen if keep is None else keep & chosen
+    return keep
+
+
+_STORES: dict[str, VectorStore] = {}
+_STORES_KEPT = 8
+_STORES_LOCK = threading.Lock()
+
+
+def vector_store(db: IndexDB) -> VectorStore:
+    """This process's cached ``VectorStore`` for ``db``, refreshed if the index changed."""
+    uuid = db.meta().get("index_uuid", "")
+    with _STORES_LOCK:
+        store = _STORES.pop(uuid, None) or VectorStore()
+        _STORES[uuid] = store  # most recently used last
+        while len(_STORES) > _STORES_KEPT:
+            del _STORES[next(iter(_STORES))]
+    return store.load(db)

@@ -1,0 +1,239 @@
+"""Bringing the index up to date with git: the keyed tree, the working tree and the vectors.
+
+Work is split so the write lock is short: reading, parsing and embedding happen first, then one
+transaction writes, after checking nobody else wrote in between (the ``generation`` and tree oid it
+planned from). On a conflict the sync simply replans; the last attempt plans under the lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from elfmem.block.model import Block
+from elfmem.errors import BlockFormatError
+from elfmem.index.blockdiff import BlockDiff, apply_diff, diff_updates
+from elfmem.index.changes import FileUpdate, Resolver, read_rows, resolve_all
+from elfmem.index.db import IndexDB, is_corruption
+from elfmem.index.embcache import EmbeddingCache, VectorModel
+from elfmem.index.embedding import VectorPlan, check_model, plan_vectors, write_plan
+from elfmem.index.source import MemorySource
+
+ATTEMPTS = 4
+TextFor = Callable[[Block], str]
+
+
+def default_embed_text(block: Block) -> str:
+    """The text a block is embedded as: its content, and its cue when it has one."""
+    return f"{block.content}\n{block.cue}" if block.cue else block.content
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What a sync did. ``mode``: none, overlay (working tree only), incremental, full, apply."""
+
+    mode: str
+    files_parsed: int = 0
+    blocks_added: int = 0
+    blocks_removed: int = 0
+    embedded: int = 0
+    errors: list[BlockFormatError] = field(default_factory=list)
+    healed: str | None = None
+    tree_oid: str | None = None
+    stale: list[str] = field(default_factory=list)
+    """Files to re-read because a duplicate block id's indexed copy went away; ``sync`` does it
+    at once, ``apply_files`` leaves it to the next sync."""
+
+
+@dataclass(slots=True)
+class Plan:
+    """What one attempt will write, and the (generation, keyed tree) it was planned from."""
+
+    mode: str
+    token: tuple[str | None, str | None]
+    tree_oid: str | None
+    set_tree: bool
+    updates: list[FileUpdate]
+    full: bool
+    files_parsed: int
+    errors: list[BlockFormatError]
+    meta: dict[str, str]
+
+
+class _Conflict(Exception):
+    pass
+
+
+def sync(
+    db: IndexDB,
+    source: MemorySource,
+    model: VectorModel | None,
+    *,
+    text_for: TextFor = default_embed_text,
+    cache: EmbeddingCache | None = None,
+    allow_model_change: bool = False,
+) -> SyncReport:
+    """Bring ``db`` up to date with ``source``; never raises for a file that does not parse.
+
+    ``model`` None indexes text only and leaves vectors to the next sync that has a model.
+    """
+    return _settle(
+        db,
+        source,
+        run_plan(
+            db, lambda: _plan_sync(db, source, False), model, text_for, cache, allow_model_change
+        ),
+        model,
+        text_for,
+        cache,
+    )
+
+
+def _settle(
+    db: IndexDB,
+    source: MemorySource,
+    report: SyncReport,
+    model: VectorModel | None,
+    text_for: TextFor,
+    cache: EmbeddingCache | None,
+) -> SyncReport:
+    """Re-read files left stale by a duplicate id (converges in a pass or two)."""
+    for _ in range(ATTEMPTS):
+        if not report.stale:
+            break
+        more = run_plan(db, lambda: _plan_sync(db, source, False), model, text_for, cache, False)
+        report.files_parsed += more.files_parsed
+        report.blocks_added += more.blocks_added
+        report.blocks_removed += more.blocks_removed
+        report.embedded += more.embedded
+        report.errors += [e for e in more.errors if str(e) not in {str(x) for x in report.errors}]
+        report.stale = more.stale
+    return report
+
+
+def rebuild(
+    db: IndexDB,
+    source: MemorySource,
+    model: VectorModel | None,
+    *,
+    text_for: TextFor = default_embed_text,
+    cache: EmbeddingCache | None = None,
+    allow_model_change: bool = False,
+) -> SyncReport:
+    """Re-read every file of the current tree (vectors still come from the cache)."""
+    return run_plan(
+        db, lambda: _plan_sync(db, source, True), model, text_for, cache, allow_model_change
+    )
+
+
+def _plan_sync(db: IndexDB, source: MemorySource, force_full: bool) -> Plan:
+    meta = db.meta()
+    old_tree, new_tree = meta.get("memory_tree_oid"), source.memory_tree_oid()
+    rows = read_rows(db.conn)
+    changes: dict[str, str | None] | None = None
+    if not force_full and old_tree == new_tree:
+        changes, mode = {}, "none"
+    elif not force_full and old_tree is not None and new_tree is not None:
+        try:
+            changed = source.changed_paths(old_tree, new_tree)
+            files = source.tree_files(new_tree) if changed else {}
+            changes, mode = {p: files.get(p) for p in changed}, "incremental"
+        except KeyError:
+            changes = None
+    if changes is None:
+        mode = "full"
+        changes = dict(source.tree_files(new_tree)) if new_tree is not None else {}
+        rows = {}
+    resolver = Resolver(source, source.worktree_stats())
+    updates = resolve_all(resolver, rows, changes)
+    if mode == "none" and any(u.blocks is not None for u in updates):
+        mode = "overlay"
+    token = (meta.get("generation"), old_tree)
+    full = mode == "full"
+    parsed = resolver.files_parsed
+    return Plan(mode, token, new_tree, True, updates, full, parsed, resolver.errors, meta)
+
+
+def run_plan(
+    db: IndexDB,
+    make_plan: Callable[[], Plan],
+    model: VectorModel | None,
+    text_for: TextFor,
+    cache: EmbeddingCache | None,
+    allow_model_change: bool,
+) -> SyncReport:
+    try:
+        return _attempts(db, make_plan, model, text_for, cache, allow_model_change)
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        db.heal(f"index file was damaged ({exc}); rebuilt")
+    return _attempts(db, make_plan, model, text_for, cache, allow_model_change)
+
+
+def _attempts(
+    db: IndexDB,
+    make_plan: Callable[[], Plan],
+    model: VectorModel | None,
+    text_for: TextFor,
+    cache: EmbeddingCache | None,
+    allow_model_change: bool,
+) -> SyncReport:
+    for attempt in range(ATTEMPTS):
+        try:
+            if attempt < ATTEMPTS - 1:
+                plan = make_plan()
+                check_model(plan.meta, model, allow_model_change)
+                return _attempt(db, plan, model, text_for, cache, locked=False)
+            with db.write():
+                plan = make_plan()
+                check_model(plan.meta, model, allow_model_change)
+                return _attempt(db, plan, model, text_for, cache, locked=True)
+        except _Conflict:
+            continue
+    raise AssertionError("unreachable: the last attempt holds the write lock")  # pragma: no cover
+
+
+def _attempt(
+    db: IndexDB,
+    plan: Plan,
+    model: VectorModel | None,
+    text_for: TextFor,
+    cache: EmbeddingCache | None,
+    *,
+    locked: bool,
+) -> SyncReport:
+    report = SyncReport(plan.mode, plan.files_parsed, errors=list(plan.errors), healed=db.healed)
+    report.tree_oid = plan.tree_oid if plan.set_tree else plan.token[1]
+    diff = diff_updates(db.conn, plan.updates, full=plan.full)
+    vectors = plan_vectors(db, plan.meta, diff, model, text_for, cache)
+    report.embedded = vectors.embedded
+    report.errors.extend(diff.errors)
+    report.blocks_added, report.blocks_removed = len(diff.added), len(diff.removed)
+    report.stale = sorted(diff.stale)
+    if plan.mode == "none" and not plan.updates and not vectors.pending:
+        return report
+    if locked:
+        _write(db, plan, diff, vectors)
+    else:
+        with db.write():
+            meta = db.meta()
+            if (meta.get("generation"), meta.get("memory_tree_oid")) != plan.token:
+                raise _Conflict
+            _write(db, plan, diff, vectors)
+    return report
+
+
+def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> None:
+    apply_diff(db.conn, diff, plan.updates)
+    vectors_changed = write_plan(db.conn, vectors, diff)
+    if plan.set_tree:
+        if plan.tree_oid is None:
+            db.conn.execute("DELETE FROM meta WHERE key = 'memory_tree_oid'")
+        else:
+            db.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('memory_tree_oid', ?)", (plan.tree_oid,)
+            )
+    if diff.touches_blocks or vectors_changed:
+        db.bump_generation()

@@ -1,0 +1,56 @@
+"""One row of the MCP tool table: the API method, its exposed parameters, its annotations.
+
+Each row names the ``MemorySystem`` method, the parameters the tool exposes (by the API's own
+names), how the tool is annotated and what the calling model is told. Defaults come from the API
+signature, so a row cannot drift from the method it serves; a row whose method does not exist yet
+is skipped, so operations can be listed before they land.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Required
+
+# typing_extensions, not typing: pydantic builds the schema and refuses typing's before 3.12.
+from typing_extensions import TypedDict
+
+Kind = Literal["read", "write", "destructive"]
+
+
+class MemoryItem(TypedDict, total=False):
+    """One block to remember: content (required), cue, tags, category, pinned."""
+
+    content: Required[str]
+    cue: str
+    tags: list[str]
+    category: str
+    pinned: bool
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool parameter: the API's name for it, its JSON type, and a line for the model."""
+
+    name: str
+    type: Any
+    doc: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: ``elfmem_<method>`` calling ``MemorySystem.<method>``."""
+
+    method: str
+    """The ``MemorySystem`` attribute this tool calls (a method, or a property read)."""
+    kind: Kind
+    """read: readOnlyHint; destructive: destructiveHint; write: neither."""
+    idempotent: bool
+    description: str
+    """Written for the model that calls the tool, ending with one example call."""
+    params: tuple[Param, ...] = ()
+    result_key: str = ""
+    """The key that wraps a result that is not already a JSON object (default: the method)."""
+
+    @property
+    def name(self) -> str:
+        return f"elfmem_{self.method}"

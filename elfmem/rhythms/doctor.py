@@ -1,0 +1,104 @@
+"""doctor: paths, config, git state, hooks, ledger, index freshness, the model, keys (seed §9).
+
+Each check says what it found and, when something is wrong, the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from elfmem.block.layout import MEMORY_DIR
+from elfmem.config import CONFIG_PATH
+from elfmem.errors import ElfmemError
+from elfmem.index import sync
+from elfmem.rhythms import hooks
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import Result
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class DoctorResult(Result):
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def summary(self) -> str:
+        lines = [f"{'ok  ' if c.ok else 'FAIL'} {c.name:<12} {c.detail}" + ("" if c.ok else f"\n     fix: {c.fix}")
+                 for c in self.checks]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [c.__dict__ for c in self.checks], "summary": self.summary}
+
+
+def _guard(name: str, probe: Callable[[], Check]) -> Check:
+    try:
+        return probe()
+    except ElfmemError as exc:
+        return Check(name, False, exc.message, exc.recovery)
+    except OSError as exc:
+        return Check(name, False, str(exc), "Check the path and permissions.")
+
+
+def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = "") -> DoctorResult:
+    store = core.store
+    root = store.root
+    checks = [
+        Check("repository", True, f"{store.repo.path} (branch {store.branch})")
+        if not store.repo.head_is_detached else
+        Check("repository", False, "HEAD is detached", "git switch <branch>"),
+        Check("config", (root / CONFIG_PATH).exists(), str(root / CONFIG_PATH),
+              "elfmem init (zero config also works: defaults apply)"),
+        Check("memory", (root / MEMORY_DIR).is_dir(), str(root / MEMORY_DIR), "elfmem init"),
+        _guard("hooks", lambda: _hooks(core)),
+        Check("ledger", store.ledger.tip() is not None,
+              f"refs/notes/elfmem at {str(store.ledger.tip())[:12]}" if store.ledger.tip() else "no notes yet",
+              "Remember something: the ledger starts with the first write."),
+        _guard("index", lambda: _index(core)),
+        _guard("embedder", lambda: _embedder(core)),
+    ]
+    if core.config.llm.model:
+        present = bool(os.environ.get(key_env)) if key_env else True
+        checks.append(Check("llm key", present, f"{core.config.llm.model} via ${key_env or '(none needed)'}",
+                            f"export {key_env}=<key> or put it in {root / '.env'}"))
+        if resolve is not None:
+            checks.append(_guard("llm call", lambda: Check("llm call", True, f"replied: {resolve()[:60]!r}")))
+    else:
+        checks.append(Check("llm", True, "none configured: dream runs its deterministic path"))
+    return DoctorResult(checks)
+
+
+def _hooks(core: Core) -> Check:
+    report = hooks.status(core.store.root)
+    mine = [h for h in report.hooks if h.state in ("ours", "chained")]
+    detail = f"{len(mine)} of {len(report.hooks)} elfmem hooks installed"
+    if not mine:
+        detail += " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
+    return Check("hooks", True, detail)
+
+
+def _index(core: Core) -> Check:
+    report = core.sync()
+    errors = len(report.errors)
+    detail = f"{report.mode} sync, {errors} unparsable file(s)"
+    return Check("index", errors == 0, detail, "elfmem index check (then fix the file:line it names)")
+
+
+def _embedder(core: Core) -> Check:
+    vec = core.embedder.embed(["doctor check"])
+    sync(core.db(), core.store.source(), core.embedder)
+    return Check("embedder", vec.shape[0] == 1, f"{core.embedder.identity} ({core.embedder.dimensions} dims)")

