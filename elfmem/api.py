@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from elfmem import config as config_mod
+from elfmem import guide as guide_mod
 from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
 from elfmem.adapters.llm import LLM, make_llm, resolve_check
@@ -445,3 +446,7 @@ class MemorySystem:
         report = maintenance.migrate_embeddings(self._core)
         return {"embedded": report.embedded, "model": self._core.embedder.identity,
                 "summary": f"Re-embedded {report.embedded} texts with {self._core.embedder.identity}."}
+
+    async def guide(self, operation: str | None = None) -> str:
+        """How to use an operation (or all of them); never raises."""
+        return guide_mod.guide(operation)

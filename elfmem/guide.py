@@ -1,0 +1,95 @@
+"""The authoritative reference: one entry per public MemorySystem operation.
+
+``elfmem guide``, ``MemorySystem.guide()``, the MCP ``elfmem_guide`` tool and ``.elfmem/AGENT.md``
+are all rendered from this table, so they cannot drift apart. A test fails when a public
+operation has no entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+# name: (use when, don't use when, cost, returns, next)
+GUIDES: dict[str, tuple[str, str, str, str, str]] = {
+    "from_config": ("Opening a memory: path is any directory in its repository.", "You need a new memory: init.", "ms", "MemorySystem", "session(), frame('self')"),
+    "from_env": ("Containers/CI: config from ELFMEM_<SECTION>__<KEY> variables.", "A config file exists.", "ms", "MemorySystem", "session()"),
+    "managed": ("Scripts: open, session, close in one async with.", "Long-running agents: from_config once.", "ms", "MemorySystem (context)", "remember, frame"),
+    "init": ("First run, or refreshing; --seed adds the constitution.", "Every call: it is setup.", "one commit", "(MemorySystem, InitResult)", "remember"),
+    "templates": ("Choosing a profession template for init.", "-", "none", "name → description", "init(template=...)"),
+    "config": ("Reading the resolved configuration.", "-", "none", "ElfmemConfig", "-"),
+    "root": ("Finding the folder .elfmem lives in.", "-", "none", "Path", "-"),
+    "llm": ("Seeing or replacing the model dream uses.", "-", "none", "LLM or None", "dream"),
+    "session": ("Wrapping work: decay only advances inside sessions.", "-", "ms", "context", "frame, remember"),
+    "begin_session": ("Starting the decay clock by hand.", "You can use session().", "ms", "session id", "end_session"),
+    "end_session": ("Stopping the clock; flushes the ledger spool.", "-", "one notes commit", "None", "close"),
+    "close": ("Shutting down: ends the session, flushes the spool.", "-", "ms", "None", "-"),
+    "remember": ("Storing one idea. Always pass a cue.", "Many at once: remember_many.", "one commit, ms, no LLM", "RememberResult (created or duplicate)", "dream when should_dream"),
+    "remember_many": ("Bulk capture in one commit.", "One item: remember.", "one commit", "BatchResult", "dream(max_blocks=N)"),
+    "edit": ("Correcting content, cue or tags; the id survives.", "The block is wrong: forget or outcome.", "one commit", "ChangeResult", "-"),
+    "forget": ("Archiving a block (kept, undoable). Idempotent.", "It was merely unused: curate decides.", "one commit", "ChangeResult", "undo to bring it back"),
+    "undo": ("Reverting the last (or a given) elfmem commit.", "Commits elfmem did not make: git revert.", "one commit", "UndoResult", "-"),
+    "ls": ("Deterministic listing by tag pattern, category, status.", "Ranking by relevance: frame.", "ms", "ListResult", "show"),
+    "inbox": ("Seeing what dream will consolidate.", "-", "ms", "ListResult", "dream"),
+    "show": ("One block in full.", "-", "ms", "BlockInfo", "edit, block_history"),
+    "block_history": ("The commits that touched a block.", "-", "walks history", "HistoryResult", "undo(commit)"),
+    "ledger": ("A block's git-note events.", "-", "ms", "LedgerResult", "-"),
+    "history": ("Recent elfmem operations.", "-", "ms", "list of commits", "undo"),
+    "frame": ("Retrieving with a frame: self, attention, task, simulate.", "Listing: ls.", "ms, no LLM", "FrameResult (.text, .blocks, .dropped)", "outcome(last_recall_block_ids, ...)"),
+    "recall": ("What bears on a query (attention by default).", "Who am I: frame('self').", "ms, no LLM", "FrameResult", "outcome"),
+    "dream": ("Consolidating the inbox; bounded by max_blocks.", "Every capture: wait for should_dream.", "seconds; one LLM call a block if configured", "DreamResult (inbox_remaining)", "dream again while inbox_remaining"),
+    "should_dream": ("Deciding whether to consolidate now.", "-", "ms", "bool", "dream"),
+    "last_recall_block_ids": ("The ids the last frame rendered, for outcome.", "-", "none", "list of ids", "outcome"),
+    "outcome": ("Ground truth arrived: signal 0..1 for the blocks used.", "Inbox blocks (dream first); signal=0.5 is not neutral.", "one notes commit", "OutcomeResult (updated, skipped)", "-"),
+    "record_use": ("Blocks were relevant, truth unknown.", "You know the result: outcome.", "spooled", "count", "-"),
+    "connect": ("Linking two blocks (six declared words or related).", "Only descriptions: connect_by_query.", "one commit (declared)", "ConnectResult", "-"),
+    "connects": ("Many links in one commit.", "-", "one commit", "ConnectResult", "-"),
+    "disconnect": ("Removing a link.", "-", "one commit (declared)", "ConnectResult", "-"),
+    "connect_by_query": ("Linking the best matches of two descriptions.", "You have ids: connect.", "two recalls", "ConnectResult", "-"),
+    "curate": ("At rest: archive decayed/refuted, prune edges, reinforce top-K.", "Mid-task.", "seconds; one commit", "CurateResult (review list)", "undo if too eager"),
+    "status": ("Start of a session: health and a suggestion.", "-", "ms", "StatusResult", "its suggestion"),
+    "doctor": ("Something behaves oddly: checks with fixes.", "-", "ms (resolve: one LLM call)", "DoctorResult", "the fixes it prints"),
+    "doctor_frames": ("Seeing what every frame renders and drops.", "-", "one recall per frame", "list of FrameResult", "-"),
+    "index_check": ("After hand edits: do the files parse?", "-", "ms", "CheckResult (file:line)", "fix, then recall"),
+    "index_status": ("Is the index fresh, how big.", "-", "ms", "IndexStatus", "-"),
+    "index_rebuild": ("A preview index elsewhere; zero LLM calls.", "Healing: just delete the index.", "seconds", "RebuildResult", "-"),
+    "index_parity": ("Checking the live index ranks like a rebuild.", "-", "seconds", "ParityResult", "delete the index if it fails"),
+    "migrate_embeddings": ("After changing embeddings in config.", "-", "embeds every text not cached", "summary", "-"),
+    "hooks_install": ("Protecting memory in your own git commands.", "-", "ms", "HooksReport", "hooks_status"),
+    "hooks_uninstall": ("Removing elfmem's hooks; restores yours.", "-", "ms", "HooksReport", "-"),
+    "hooks_status": ("Which hooks are installed.", "-", "ms", "HooksReport", "-"),
+    "check_staged": ("Validating staged memory files (pre-commit).", "-", "ms", "StagedCheck", "fix file:line"),
+    "hook_reindex": ("After checkout/merge: bring the index along.", "-", "ms", "ReindexResult", "-"),
+    "flush_ledger": ("Before push: write spooled events to notes.", "-", "one notes commit", "FlushResult", "git push origin refs/notes/elfmem"),
+    "visualise": ("Looking at the graph in a browser.", "-", "ms", "VisualiseResult (.path)", "open the file"),
+    "guide": ("Learning the API; never raises.", "-", "none", "text", "-"),
+}
+
+_FIELDS = ("USE WHEN", "DON'T USE WHEN", "COST", "RETURNS", "NEXT")
+
+
+def entry(name: str) -> str:
+    use, dont, cost, returns, nxt = GUIDES[name]
+    rows = zip(_FIELDS, (use, dont, cost, returns, nxt), strict=True)
+    return "\n".join([name, *(f"  {k:<15} {v}" for k, v in rows)])
+
+
+def guide(name: str | None = None) -> str:
+    """The whole table, or one entry; an unknown name gets the closest matches, never an error."""
+    if not name:
+        return "\n\n".join(entry(n) for n in sorted(GUIDES))
+    key = str(name).strip().replace("-", "_")
+    if key in GUIDES:
+        return entry(key)
+    close = difflib.get_close_matches(key, list(GUIDES), n=3, cutoff=0.4)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    return f"No operation named {name!r}.{hint} `elfmem guide` lists them all."
+
+
+def agent_markdown() -> str:
+    """``.elfmem/AGENT.md``: the same table, for an agent to @-reference."""
+    lines = ["# elfmem — operations", "", "Generated by `elfmem agent-docs` from the guide table.", ""]
+    for name in sorted(GUIDES):
+        use, dont, cost, returns, nxt = GUIDES[name]
+        lines += [f"## {name}", f"- **Use when:** {use}", f"- **Don't use when:** {dont}",
+                  f"- **Cost:** {cost}", f"- **Returns:** {returns}", f"- **Next:** {nxt}", ""]
+    return "\n".join(lines)
