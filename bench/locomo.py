@@ -20,18 +20,18 @@ import re
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from elfmem.api import MemorySystem
-from elfmem.index import FieldWeights
 from elfmem.retrieval.pipeline import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"
-STOP = set("a an and are as at be by for from has have i in is it of on or that the this to was "
-           "were will with you your what when where who why how did do does".split())
+STOP = set(
+    "a an and are as at be by for from has have i in is it of on or that the this to was "
+    "were will with you your what when where who why how did do does".split()
+)
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
@@ -46,7 +46,9 @@ VARIANTS: dict[str, SearchSettings] = {
 def turns(conv: dict[str, Any]) -> list[dict[str, str]]:
     out = []
     c = conv["conversation"]
-    for key in sorted((k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])):
+    for key in sorted(
+        (k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+    ):
         date = c.get(f"{key}_date_time", "")
         for t in c[key]:
             text = f"{t['speaker']}: {t['text']}"
@@ -83,7 +85,9 @@ def bm25_rank(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> 
     return sorted(range(n), key=lambda i: -scores[i])
 
 
-async def run_conversation(conv: dict[str, Any], variants: list[str], with_date: bool) -> dict[str, list[dict[str, Any]]]:
+async def run_conversation(
+    conv: dict[str, Any], variants: list[str], with_date: bool
+) -> dict[str, list[dict[str, Any]]]:
     ts = turns(conv)
     ids_by_text: dict[str, list[str]] = defaultdict(list)
     for t in ts:
@@ -92,7 +96,9 @@ async def run_conversation(conv: dict[str, Any], variants: list[str], with_date:
     out: dict[str, list[dict[str, Any]]] = {v: [] for v in [*variants, "bm25"]}
     with tempfile.TemporaryDirectory() as tmp:
         system, _ = await MemorySystem.init(Path(tmp))
-        items = [{"content": t["text"], "cue": f"said on {t['date']}" if with_date else ""} for t in ts]
+        items = [
+            {"content": t["text"], "cue": f"said on {t['date']}" if with_date else ""} for t in ts
+        ]
         await system.remember_many(items)
         await system.dream(max_blocks=len(items) + 1, no_llm=True)
         core = system._core
@@ -105,12 +111,26 @@ async def run_conversation(conv: dict[str, Any], variants: list[str], with_date:
             for v in variants:
                 res = recall_mod.frame(core, "attention", question, top_k=10, settings=VARIANTS[v])
                 ranked = [d for b in res.ranked for d in ids_by_text.get(b.content, [])]
-                out[v].append({"q": question, "cat": qa["category"], "gold": sorted(gold), "ranked": ranked,
-                               **metrics(ranked, gold)})
+                out[v].append(
+                    {
+                        "q": question,
+                        "cat": qa["category"],
+                        "gold": sorted(gold),
+                        "ranked": ranked,
+                        **metrics(ranked, gold),
+                    }
+                )
             order = bm25_rank(unique_texts, question)[:10]
             ranked = [d for i in order for d in ids_by_text[unique_texts[i]]]
-            out["bm25"].append({"q": question, "cat": qa["category"], "gold": sorted(gold), "ranked": ranked,
-                                **metrics(ranked, gold)})
+            out["bm25"].append(
+                {
+                    "q": question,
+                    "cat": qa["category"],
+                    "gold": sorted(gold),
+                    "ranked": ranked,
+                    **metrics(ranked, gold),
+                }
+            )
         await system.close()
     return out
 
@@ -125,7 +145,9 @@ def table(results: dict[str, list[dict[str, Any]]]) -> str:
             if not rs:
                 continue
             avg = {m: sum(r[m] for r in rs) / len(rs) for m in ("R@5", "R@10", "NDCG@10")}
-            lines.append(f"{name:<24} {cat:>4} {len(rs):>5} {avg['R@5']:>7.3f} {avg['R@10']:>7.3f} {avg['NDCG@10']:>8.3f}")
+            lines.append(
+                f"{name:<24} {cat:>4} {len(rs):>5} {avg['R@5']:>7.3f} {avg['R@10']:>7.3f} {avg['NDCG@10']:>8.3f}"
+            )
     return "\n".join(lines)
 
 
@@ -134,7 +156,9 @@ async def main() -> None:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--out", type=Path, default=Path("bench/out/locomo.jsonl"))
     ap.add_argument("--variant", action="append", default=None, choices=sorted(VARIANTS))
-    ap.add_argument("--no-date-cue", action="store_true", help="Do not put the session date in the cue.")
+    ap.add_argument(
+        "--no-date-cue", action="store_true", help="Do not put the session date in the cue."
+    )
     args = ap.parse_args()
     variants = args.variant or ["default"]
     data = json.loads(args.data.read_text())
@@ -144,8 +168,10 @@ async def main() -> None:
         for name, rows in (await run_conversation(conv, variants, not args.no_date_cue)).items():
             merged[name] += rows
     print(table(dict(merged)))
-    print(f"({sum(1 for r in merged['bm25'] if r['cat'] != 5)} scored queries of categories 1-4; "
-          f"{time.perf_counter() - t0:.0f} s)")
+    print(
+        f"({sum(1 for r in merged['bm25'] if r['cat'] != 5)} scored queries of categories 1-4; "
+        f"{time.perf_counter() - t0:.0f} s)"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:
         for name, rows in merged.items():

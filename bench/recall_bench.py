@@ -20,22 +20,32 @@ from pathlib import Path
 from elfmem.api import MemorySystem
 from elfmem.index import open_memory_index, rebuild
 
-WORDS = ("postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
-         "backup restore schema migration token session cookie header proxy gateway kafka topic "
-         "partition replica leader follower timeout retry backoff jitter quota limit budget alert "
-         "metric trace span log rotate archive compress encrypt sign verify audit").split()
+WORDS = (
+    "postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
+    "backup restore schema migration token session cookie header proxy gateway kafka topic "
+    "partition replica leader follower timeout retry backoff jitter quota limit budget alert "
+    "metric trace span log rotate archive compress encrypt sign verify audit"
+).split()
 
 
 def sentence(rng: random.Random, i: int) -> str:
-    return f"Note {i}: " + " ".join(rng.choice(WORDS) for _ in range(12)) + f" on port {8000 + i % 997}"
+    return (
+        f"Note {i}: "
+        + " ".join(rng.choice(WORDS) for _ in range(12))
+        + f" on port {8000 + i % 997}"
+    )
 
 
 async def fill(system: MemorySystem, n: int, rng: random.Random) -> None:
     done = 0
     while done < n:
         k = min(5000, n - done)
-        await system.remember_many([{"content": sentence(rng, done + j), "cue": " ".join(rng.sample(WORDS, 3))}
-                                    for j in range(k)])
+        await system.remember_many(
+            [
+                {"content": sentence(rng, done + j), "cue": " ".join(rng.sample(WORDS, 3))}
+                for j in range(k)
+            ]
+        )
         await system.dream(max_blocks=k)
         done += k
 
@@ -74,8 +84,16 @@ async def measure(size: int, queries: int) -> dict[str, float]:
         fresh.close()
         size_mb = core.index_path.stat().st_size / 1e6
         await system.close()
-    return {"size": size, "p50": statistics.median(lat), "p95": pct(lat, 0.95), "incremental": incremental,
-            "mode": report.mode, "full": full, "ratio": full / max(incremental, 1e-9), "mb": size_mb}
+    return {
+        "size": size,
+        "p50": statistics.median(lat),
+        "p95": pct(lat, 0.95),
+        "incremental": incremental,
+        "mode": report.mode,
+        "full": full,
+        "ratio": full / max(incremental, 1e-9),
+        "mb": size_mb,
+    }
 
 
 async def main() -> None:
@@ -84,11 +102,15 @@ async def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     args = ap.parse_args()
     rows = [await measure(int(s), args.queries) for s in args.sizes.split(",") if s]
-    print(f"{'blocks':>8} {'recall p50':>11} {'p95':>8} {'sync after 10-block diff':>25} {'full rebuild':>13} "
-          f"{'ratio':>6} {'index MB':>9}")
+    print(
+        f"{'blocks':>8} {'recall p50':>11} {'p95':>8} {'sync after 10-block diff':>25} {'full rebuild':>13} "
+        f"{'ratio':>6} {'index MB':>9}"
+    )
     for r in rows:
-        print(f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms {r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
-              f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f}")
+        print(
+            f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms {r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
+            f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f}"
+        )
 
 
 if __name__ == "__main__":

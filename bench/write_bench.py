@@ -29,8 +29,14 @@ async def fill(system: MemorySystem, n: int, start: int = 0, batch: int = 5000) 
     done = start
     while done < n:
         k = min(batch, n - done)
-        items = [{"content": f"Filler fact {i}: service s{i % 997} uses port {8000 + i % 1000}",
-                  "cue": f"filler {i % 50}", "tags": [f"t/{i % 20}"]} for i in range(done, done + k)]
+        items = [
+            {
+                "content": f"Filler fact {i}: service s{i % 997} uses port {8000 + i % 1000}",
+                "cue": f"filler {i % 50}",
+                "tags": [f"t/{i % 20}"],
+            }
+            for i in range(done, done + k)
+        ]
         await system.remember_many(items)
         done += k
 
@@ -39,8 +45,10 @@ async def time_remembers(system: MemorySystem, samples: int, tag: str) -> list[f
     out = []
     for i in range(samples):
         t0 = time.perf_counter()
-        await system.remember(f"Measured fact {tag}-{i}: the cache TTL for tenant {i} is {i % 60} minutes",
-                              cue="choosing a cache TTL")
+        await system.remember(
+            f"Measured fact {tag}-{i}: the cache TTL for tenant {i} is {i % 60} minutes",
+            cue="choosing a cache TTL",
+        )
         out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -56,7 +64,9 @@ def make_repo(root: Path, ordinary_files: int) -> None:
         subprocess.run(["git", "commit", "-qm", "ordinary files"], cwd=root, check=True)
 
 
-async def scenario(label: str, blocks: int, samples: int, ordinary_files: int = 0) -> dict[str, object]:
+async def scenario(
+    label: str, blocks: int, samples: int, ordinary_files: int = 0
+) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         make_repo(root, ordinary_files)
@@ -65,7 +75,12 @@ async def scenario(label: str, blocks: int, samples: int, ordinary_files: int = 
         await time_remembers(system, 5, "warm")
         lat = await time_remembers(system, samples, label)
         await system.close()
-    return {"scenario": label, "blocks": blocks, "p50": statistics.median(lat), "p95": pct(lat, 0.95)}
+    return {
+        "scenario": label,
+        "blocks": blocks,
+        "p50": statistics.median(lat),
+        "p95": pct(lat, 0.95),
+    }
 
 
 async def batch_scenario(n: int) -> dict[str, object]:
@@ -73,8 +88,13 @@ async def batch_scenario(n: int) -> dict[str, object]:
         root = Path(tmp) / "repo"
         make_repo(root, 0)
         system, _ = await MemorySystem.init(root)
-        items = [{"content": f"Batch fact {i}: queue q{i} drains in {i % 90} seconds",
-                  "cue": "sizing queues"} for i in range(n)]
+        items = [
+            {
+                "content": f"Batch fact {i}: queue q{i} drains in {i % 90} seconds",
+                "cue": "sizing queues",
+            }
+            for i in range(n)
+        ]
         t0 = time.perf_counter()
         await system.remember_many(items)
         ms = (time.perf_counter() - t0) * 1000
@@ -93,12 +113,20 @@ async def main() -> None:
         rows.append(await scenario(f"remember at {size:,} blocks", size, args.samples))
     rows.append(await batch_scenario(1000))
     if args.big_repo:
-        rows.append(await scenario(f"remember at 1,000 blocks, repo with {args.big_repo:,} files",
-                                   1000, args.samples, args.big_repo))
+        rows.append(
+            await scenario(
+                f"remember at 1,000 blocks, repo with {args.big_repo:,} files",
+                1000,
+                args.samples,
+                args.big_repo,
+            )
+        )
     print(f"{'scenario':<52} {'p50 ms':>9} {'p95 ms':>9}")
     for r in rows:
         print(f"{r['scenario']:<52} {r['p50']:>9.2f} {r['p95']:>9.2f}")
-    print(f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, after 5 warm-up writes)")
+    print(
+        f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, after 5 warm-up writes)"
+    )
 
 
 if __name__ == "__main__":

@@ -23,22 +23,21 @@ from elfmem.identity import setup
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
 from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import capture, curate as curate_mod, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import capture, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import curate as curate_mod
 from elfmem.rhythms import doctor as doctor_mod
-from elfmem.rhythms import hooks as hooks_mod
-from elfmem.rhythms import status as status_mod
-from elfmem.rhythms import visualise as visualise_mod
-from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.rhythms import dream as dream_mod
+from elfmem.rhythms import hooks as hooks_mod
 from elfmem.rhythms import recall as recall_mod
+from elfmem.rhythms import status as status_mod
 from elfmem.rhythms import undo as undo_mod
+from elfmem.rhythms import visualise as visualise_mod
 from elfmem.rhythms.capture import Capture
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.curate import CurateResult
 from elfmem.rhythms.dream import DreamResult
 from elfmem.rhythms.feedback import OutcomeResult
 from elfmem.rhythms.graph import ConnectResult, ConnectSpec
-from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.results import (
     BatchResult,
     BlockInfo,
@@ -49,6 +48,8 @@ from elfmem.rhythms.results import (
     RememberResult,
     UndoResult,
 )
+from elfmem.rhythms.status import StatusResult
+from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.store import Store
 
 ConfigLike = ElfmemConfig | str | Path | Mapping[str, Any] | None
@@ -89,7 +90,9 @@ class MemorySystem:
     # ---- opening ------------------------------------------------------------------------------
 
     @classmethod
-    async def from_config(cls, path: str | Path | None = None, config: ConfigLike = None) -> MemorySystem:
+    async def from_config(
+        cls, path: str | Path | None = None, config: ConfigLike = None
+    ) -> MemorySystem:
         """Open the memory in the repository containing ``path`` (default: the current directory).
 
         ``config`` may be an ElfmemConfig, a YAML path, a dict, or None to read
@@ -108,7 +111,9 @@ class MemorySystem:
 
     @classmethod
     @asynccontextmanager
-    async def managed(cls, path: str | Path | None = None, config: ConfigLike = None) -> AsyncIterator[MemorySystem]:
+    async def managed(
+        cls, path: str | Path | None = None, config: ConfigLike = None
+    ) -> AsyncIterator[MemorySystem]:
         """Open, start a session, yield, end the session and close: right for scripts."""
         system = await cls.from_config(path, config)
         try:
@@ -135,8 +140,14 @@ class MemorySystem:
         cfg, write_config = setup.config_for(existing, name)
         store = Store(store.repo, cfg.project.agent_name)
         core = Core(store, cfg, make_embedder(cfg.embeddings))
-        result = setup.init(core, created, write_config=write_config, seed=seed,
-                            self_text=self_text, template=template)
+        result = setup.init(
+            core,
+            created,
+            write_config=write_config,
+            seed=seed,
+            self_text=self_text,
+            template=template,
+        )
         return cls(core), result
 
     @staticmethod
@@ -302,7 +313,9 @@ class MemorySystem:
             return dream_mod.dream(self._core, max_blocks, judge, note="judged by the host agent")
         llm = None if no_llm else self.llm
         if llm is None:
-            note = "" if no_llm else "no LLM configured: deterministic path (set llm.model to use one)"
+            note = (
+                "" if no_llm else "no LLM configured: deterministic path (set llm.model to use one)"
+            )
             return dream_mod.dream(self._core, max_blocks, None, note=note)
         self_text = self._core.store.read_self()
 
@@ -372,7 +385,9 @@ class MemorySystem:
         """Many links at once: declared ones in one commit."""
         return graph.connect_many(self._core, specs)
 
-    async def disconnect(self, source: str, target: str, relation: str = "related") -> ConnectResult:
+    async def disconnect(
+        self, source: str, target: str, relation: str = "related"
+    ) -> ConnectResult:
         """Remove a link (a declared line, or a ledger edge)."""
         return graph.connect_many(self._core, [ConnectSpec(source, target, relation)], add=False)
 
@@ -432,20 +447,30 @@ class MemorySystem:
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """
         llm_cfg = self._core.config.llm
-        key_env = llm_cfg.api_key_env or ("ANTHROPIC_API_KEY" if llm_cfg.model.startswith("claude-")
-                                          else "OPENAI_API_KEY" if not llm_cfg.base_url else "")
+        key_env = llm_cfg.api_key_env or (
+            "ANTHROPIC_API_KEY"
+            if llm_cfg.model.startswith("claude-")
+            else "OPENAI_API_KEY"
+            if not llm_cfg.base_url
+            else ""
+        )
         probe = None
         if resolve and llm_cfg.model:
+
             def probe() -> str:
                 llm = self.llm
                 return resolve_check(llm) if llm is not None else ""
+
         return doctor_mod.doctor(self._core, probe, key_env)
 
     async def migrate_embeddings(self) -> dict[str, Any]:
         """Re-embed every block with the configured model (the only way to change models)."""
         report = maintenance.migrate_embeddings(self._core)
-        return {"embedded": report.embedded, "model": self._core.embedder.identity,
-                "summary": f"Re-embedded {report.embedded} texts with {self._core.embedder.identity}."}
+        return {
+            "embedded": report.embedded,
+            "model": self._core.embedder.identity,
+            "summary": f"Re-embedded {report.embedded} texts with {self._core.embedder.identity}.",
+        }
 
     async def guide(self, operation: str | None = None) -> str:
         """How to use an operation (or all of them); never raises."""

@@ -91,7 +91,9 @@ def _section(name: str, cls: type, raw: object) -> object:
     if raw is None:
         return cls()
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"config: `{name}` must be a mapping.", f"Fix `{name}:` in {CONFIG_PATH}.")
+        raise ConfigError(
+            f"config: `{name}` must be a mapping.", f"Fix `{name}:` in {CONFIG_PATH}."
+        )
     known = {f.name: f for f in fields(cls)}
     values: dict[str, object] = {}
     for key, value in raw.items():

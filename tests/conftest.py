@@ -37,7 +37,9 @@ def arun(coro: Coroutine[Any, Any, T]) -> T:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads the developer's git config or writes their caches."""
     home = tmp_path_factory.mktemp("home")
     (home / ".gitconfig").write_text(

@@ -27,9 +27,31 @@ def cli(ctx: click.Context, path: str | None) -> None:
 
 
 def _register() -> None:
-    from elfmem.cli import adaptive, capture, guide, hooks, index, inspect, recall, serve, setup, visualise
+    from elfmem.cli import (
+        adaptive,
+        capture,
+        guide,
+        hooks,
+        index,
+        inspect,
+        recall,
+        serve,
+        setup,
+        visualise,
+    )
 
-    for module in (setup, capture, inspect, recall, adaptive, index, visualise, serve, hooks, guide):
+    for module in (
+        setup,
+        capture,
+        inspect,
+        recall,
+        adaptive,
+        index,
+        visualise,
+        serve,
+        hooks,
+        guide,
+    ):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -11,22 +11,41 @@ from elfmem.cli.output import emit, json_option, run
 @click.argument("block_ids", nargs=-1, required=True)
 @click.argument("signal", type=float)
 @click.option("--weight", type=float, default=1.0, show_default=True)
-@click.option("--source", default="cli", show_default=True, help="Where the ground truth came from.")
+@click.option(
+    "--source", default="cli", show_default=True, help="Where the ground truth came from."
+)
 @click.option("--allow-constitutional", is_flag=True, help="Also score self/constitutional blocks.")
 @json_option
 @click.pass_context
-def outcome(ctx: click.Context, block_ids: tuple[str, ...], signal: float, weight: float, source: str,
-            allow_constitutional: bool, json_: bool) -> None:
+def outcome(
+    ctx: click.Context,
+    block_ids: tuple[str, ...],
+    signal: float,
+    weight: float,
+    source: str,
+    allow_constitutional: bool,
+    json_: bool,
+) -> None:
     """Fold a 0.0-1.0 ground-truth SIGNAL into the confidence of BLOCK_IDS."""
-    emit(run(ctx, json_, lambda s: s.outcome(list(block_ids), signal, weight, source, allow_constitutional)),
-         json_)
+    emit(
+        run(
+            ctx,
+            json_,
+            lambda s: s.outcome(list(block_ids), signal, weight, source, allow_constitutional),
+        ),
+        json_,
+    )
 
 
 @click.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("--relation", default="related", show_default=True,
-              help="supports, contradicts, refines, derived-from, requires, supersedes, or related.")
+@click.option(
+    "--relation",
+    default="related",
+    show_default=True,
+    help="supports, contradicts, refines, derived-from, requires, supersedes, or related.",
+)
 @json_option
 @click.pass_context
 def connect(ctx: click.Context, source: str, target: str, relation: str, json_: bool) -> None:

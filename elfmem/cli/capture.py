@@ -36,20 +36,39 @@ def _read_batch(path: str) -> list[dict[str, object]]:
 @click.argument("content", required=False)
 @click.option("--cue", default="", help="When a future agent should recall this (one line).")
 @click.option("--tags", "-t", multiple=True, help="Tags, comma or space separated (repeatable).")
-@click.option("--category", default="knowledge", show_default=True, help="Category (file it lives in).")
+@click.option(
+    "--category", default="knowledge", show_default=True, help="Category (file it lives in)."
+)
 @click.option("--pinned", is_flag=True, help="Never archive this block automatically.")
-@click.option("--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit.")
-@click.option("--allow-secret", is_flag=True, help="Store text that looks like a credential anyway.")
+@click.option(
+    "--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit."
+)
+@click.option(
+    "--allow-secret", is_flag=True, help="Store text that looks like a credential anyway."
+)
 @json_option
 @click.pass_context
-def remember(ctx: click.Context, content: str | None, cue: str, tags: tuple[str, ...], category: str,
-             pinned: bool, batch: str | None, allow_secret: bool, json_: bool) -> None:
+def remember(
+    ctx: click.Context,
+    content: str | None,
+    cue: str,
+    tags: tuple[str, ...],
+    category: str,
+    pinned: bool,
+    batch: str | None,
+    allow_secret: bool,
+    json_: bool,
+) -> None:
     """Store knowledge in the inbox. Milliseconds, no LLM, one commit."""
     if batch is not None:
         try:
             records = _read_batch(batch)
         except (OSError, ElfmemError) as exc:
-            err = exc if isinstance(exc, ElfmemError) else InvalidInput(str(exc), "Check the file path.")
+            err = (
+                exc
+                if isinstance(exc, ElfmemError)
+                else InvalidInput(str(exc), "Check the file path.")
+            )
             from elfmem.cli.output import fail
 
             fail(err, json_)
@@ -62,8 +81,18 @@ def remember(ctx: click.Context, content: str | None, cue: str, tags: tuple[str,
             raise click.UsageError("Pass CONTENT, or --batch FILE.jsonl, or pipe text on stdin.")
         content = sys.stdin.read()
     text = content
-    result = run(ctx, json_, lambda s: s.remember(text, cue=cue, tags=_tags(tags), category=category,
-                                                   pinned=pinned, allow_secret=allow_secret))
+    result = run(
+        ctx,
+        json_,
+        lambda s: s.remember(
+            text,
+            cue=cue,
+            tags=_tags(tags),
+            category=category,
+            pinned=pinned,
+            allow_secret=allow_secret,
+        ),
+    )
     emit(result, json_, result.block_id if not json_ and result.status == "created" else None)
     if result.status == "duplicate" and not json_:
         click.echo(f"Duplicate of {result.block_id}; nothing written.", err=True)
@@ -74,11 +103,20 @@ def remember(ctx: click.Context, content: str | None, cue: str, tags: tuple[str,
 @click.argument("content", required=False)
 @click.option("--cue", default=None, help="A new cue.")
 @click.option("--tags", "-t", multiple=True, help="Replace the tags.")
-@click.option("--allow-secret", is_flag=True, help="Store text that looks like a credential anyway.")
+@click.option(
+    "--allow-secret", is_flag=True, help="Store text that looks like a credential anyway."
+)
 @json_option
 @click.pass_context
-def edit(ctx: click.Context, block_id: str, content: str | None, cue: str | None,
-         tags: tuple[str, ...], allow_secret: bool, json_: bool) -> None:
+def edit(
+    ctx: click.Context,
+    block_id: str,
+    content: str | None,
+    cue: str | None,
+    tags: tuple[str, ...],
+    allow_secret: bool,
+    json_: bool,
+) -> None:
     """Correct a block's content, cue or tags. The id survives."""
     new_tags = _tags(tags) if tags else None
     result = run(ctx, json_, lambda s: s.edit(block_id, content, cue, new_tags, allow_secret))

@@ -34,8 +34,13 @@ def status(ctx: click.Context, json_: bool) -> None:
 
 
 @index.command(name="rebuild")
-@click.option("--to", "to", required=True, type=click.Path(dir_okay=False),
-              help="Where to write the rebuilt index (never the live one).")
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the rebuilt index (never the live one).",
+)
 @json_option
 @click.pass_context
 def rebuild_cmd(ctx: click.Context, to: str, json_: bool) -> None:
@@ -56,9 +61,13 @@ def parity(ctx: click.Context, probes: int, json_: bool) -> None:
 
 
 @click.command()
-@click.option("--frames", "frames_", is_flag=True, help="Render every frame; show what was dropped and why.")
+@click.option(
+    "--frames", "frames_", is_flag=True, help="Render every frame; show what was dropped and why."
+)
 @click.option("--resolve", is_flag=True, help="Make one real LLM call to prove the key works.")
-@click.option("--query", default="what matters right now", show_default=True, help="Query for --frames.")
+@click.option(
+    "--query", default="what matters right now", show_default=True, help="Query for --frames."
+)
 @json_option
 @click.pass_context
 def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: bool) -> None:
@@ -73,9 +82,14 @@ def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: 
     lines = []
     for r in results:
         lines.append(f"== {r.summary}")
-        lines += [f"   kept    {b.id}  score {b.score:.3f}  {b.content.splitlines()[0][:60]}" for b in r.blocks]
-        lines += [f"   dropped {d['id']}  ({d['reason']}{', GUARANTEED' if d['guaranteed'] == 'yes' else ''})"
-                  for d in r.dropped]
+        lines += [
+            f"   kept    {b.id}  score {b.score:.3f}  {b.content.splitlines()[0][:60]}"
+            for b in r.blocks
+        ]
+        lines += [
+            f"   dropped {d['id']}  ({d['reason']}{', GUARANTEED' if d['guaranteed'] == 'yes' else ''})"
+            for d in r.dropped
+        ]
     emit(results, json_, "\n".join(lines))
     if any(r.guaranteed_dropped for r in results):
         sys.exit(1)

@@ -10,13 +10,23 @@ from elfmem.cli.output import emit, json_option, run
 @click.command()
 @click.option("--tag", default=None, help="Tag pattern, e.g. 'self/%' or db/postgres.")
 @click.option("--category", default=None, help="Only this category.")
-@click.option("--status", type=click.Choice(["inbox", "active", "archived", "all"]), default=None,
-              help="Default: inbox and active.")
+@click.option(
+    "--status",
+    type=click.Choice(["inbox", "active", "archived", "all"]),
+    default=None,
+    help="Default: inbox and active.",
+)
 @click.option("--limit", type=int, default=None)
 @json_option
 @click.pass_context
-def ls(ctx: click.Context, tag: str | None, category: str | None, status: str | None,
-       limit: int | None, json_: bool) -> None:
+def ls(
+    ctx: click.Context,
+    tag: str | None,
+    category: str | None,
+    status: str | None,
+    limit: int | None,
+    json_: bool,
+) -> None:
     """List blocks: deterministic, unscored."""
     emit(run(ctx, json_, lambda s: s.ls(tag, category, status, limit)), json_)
 

@@ -13,14 +13,20 @@ from elfmem.errors import InvalidInput
 
 @click.command()
 @click.argument("query")
-@click.option("--frame", "frame_name", default="attention", show_default=True,
-              help="self, attention, task, simulate, or a custom frame.")
+@click.option(
+    "--frame",
+    "frame_name",
+    default="attention",
+    show_default=True,
+    help="self, attention, task, simulate, or a custom frame.",
+)
 @click.option("--top-k", type=int, default=None, help="How many blocks (default: the frame's).")
 @click.option("--at", default=None, help="Answer from the memory as of this commit (e.g. HEAD~20).")
 @json_option
 @click.pass_context
-def recall(ctx: click.Context, query: str, frame_name: str, top_k: int | None, at: str | None,
-           json_: bool) -> None:
+def recall(
+    ctx: click.Context, query: str, frame_name: str, top_k: int | None, at: str | None, json_: bool
+) -> None:
     """Retrieve what bears on QUERY, rendered for prompt injection."""
     result = run(ctx, json_, lambda s: s.recall(query, frame_name, top_k=top_k, at=at))
     emit(result, json_, result.text)
@@ -33,8 +39,9 @@ def recall(ctx: click.Context, query: str, frame_name: str, top_k: int | None, a
 @click.option("--at", default=None, help="Answer from the memory as of this commit.")
 @json_option
 @click.pass_context
-def frame(ctx: click.Context, name: str, query: str | None, top_k: int | None, at: str | None,
-          json_: bool) -> None:
+def frame(
+    ctx: click.Context, name: str, query: str | None, top_k: int | None, at: str | None, json_: bool
+) -> None:
     """Render frame NAME (self needs no QUERY)."""
     result = run(ctx, json_, lambda s: s.frame(name, query, top_k=top_k, at=at))
     emit(result, json_, result.text)
@@ -43,24 +50,45 @@ def frame(ctx: click.Context, name: str, query: str | None, top_k: int | None, a
 @click.command()
 @click.option("--no-llm", is_flag=True, help="Deterministic consolidation (no key needed).")
 @click.option("--max", "max_blocks", type=int, default=None, help="Blocks per run (default 5).")
-@click.option("--host-analyses", type=click.File("r"), default=None,
-              help='JSON {"<id>": {"alignment", "tags", "summary", "revision_of"}} from the host agent.')
+@click.option(
+    "--host-analyses",
+    type=click.File("r"),
+    default=None,
+    help='JSON {"<id>": {"alignment", "tags", "summary", "revision_of"}} from the host agent.',
+)
 @json_option
 @click.pass_context
-def dream(ctx: click.Context, no_llm: bool, max_blocks: int | None, host_analyses: IO[str] | None,
-          json_: bool) -> None:
+def dream(
+    ctx: click.Context,
+    no_llm: bool,
+    max_blocks: int | None,
+    host_analyses: IO[str] | None,
+    json_: bool,
+) -> None:
     """Consolidate the inbox: embed, dedupe, link look-alikes, promote; one commit."""
     analyses = None
     if host_analyses is not None:
         try:
             analyses = json.load(host_analyses)
         except json.JSONDecodeError as exc:
-            fail(InvalidInput(f"--host-analyses: not JSON ({exc.msg}, line {exc.lineno}).",
-                              'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.'), json_)
+            fail(
+                InvalidInput(
+                    f"--host-analyses: not JSON ({exc.msg}, line {exc.lineno}).",
+                    'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.',
+                ),
+                json_,
+            )
         if not isinstance(analyses, dict):
-            fail(InvalidInput("--host-analyses: expected a JSON object keyed by block id.",
-                              'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.'), json_)
-    emit(run(ctx, json_, lambda s: s.dream(max_blocks, no_llm=no_llm, host_analyses=analyses)), json_)
+            fail(
+                InvalidInput(
+                    "--host-analyses: expected a JSON object keyed by block id.",
+                    'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.',
+                ),
+                json_,
+            )
+    emit(
+        run(ctx, json_, lambda s: s.dream(max_blocks, no_llm=no_llm, host_analyses=analyses)), json_
+    )
 
 
 COMMANDS = [recall, frame, dream]

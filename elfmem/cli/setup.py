@@ -20,14 +20,24 @@ def mcp_config_block(root: Path) -> dict[str, object]:
 
 
 @click.command()
-@click.option("--seed", is_flag=True, help="Add the ten constitutional blocks (idempotent by role).")
+@click.option(
+    "--seed", is_flag=True, help="Add the ten constitutional blocks (idempotent by role)."
+)
 @click.option("--name", default=None, help="The agent's name (SELF frame says 'You are NAME').")
 @click.option("--self", "self_text", default=None, help="Seed a bespoke identity into self.md.")
-@click.option("--template", default=None, help="Add a profession's blocks (see `elfmem templates`).")
+@click.option(
+    "--template", default=None, help="Add a profession's blocks (see `elfmem templates`)."
+)
 @json_option
 @click.pass_context
-def init(ctx: click.Context, seed: bool, name: str | None, self_text: str | None,
-         template: str | None, json_: bool) -> None:
+def init(
+    ctx: click.Context,
+    seed: bool,
+    name: str | None,
+    self_text: str | None,
+    template: str | None,
+    json_: bool,
+) -> None:
     """Set up memory here (creating a git repository if needed), or refresh it."""
     from elfmem.api import MemorySystem
 

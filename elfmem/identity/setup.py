@@ -47,12 +47,23 @@ class InitResult(Result):
 def _filled_roles(core: Core) -> set[str]:
     core.sync()
     rows = queries.list_blocks(core.db(), tag_pattern="self/role/%")
-    return {t.removeprefix("self/role/") for r in rows if r.status != "archived" for t in r.tags
-            if t.startswith("self/role/")}
+    return {
+        t.removeprefix("self/role/")
+        for r in rows
+        if r.status != "archived"
+        for t in r.tags
+        if t.startswith("self/role/")
+    }
 
 
-def _seed(core: Core, seeds: tuple[SeedBlock, ...], tags_for: object, filled: set[str],
-          name: str, key: str = "") -> list[Block]:
+def _seed(
+    core: Core,
+    seeds: tuple[SeedBlock, ...],
+    tags_for: object,
+    filled: set[str],
+    name: str,
+    key: str = "",
+) -> list[Block]:
     out = []
     for seed in seeds:
         role = f"{key}-{seed.role}" if key else seed.role
@@ -64,24 +75,41 @@ def _seed(core: Core, seeds: tuple[SeedBlock, ...], tags_for: object, filled: se
     return out
 
 
-def init(core: Core, created_repo: bool, *, write_config: bool, seed: bool = False,
-         self_text: str | None = None, template: str | None = None) -> InitResult:
+def init(
+    core: Core,
+    created_repo: bool,
+    *,
+    write_config: bool,
+    seed: bool = False,
+    self_text: str | None = None,
+    template: str | None = None,
+) -> InitResult:
     if template is not None and template not in TEMPLATES:
-        raise InvalidInput(f"Unknown template {template!r}.", f"Choose one of: {', '.join(TEMPLATES)} (`elfmem templates`).")
+        raise InvalidInput(
+            f"Unknown template {template!r}.",
+            f"Choose one of: {', '.join(TEMPLATES)} (`elfmem templates`).",
+        )
     name = core.config.project.agent_name
     filled = _filled_roles(core)
     blocks: list[Block] = []
     if seed:
         blocks += _seed(core, CONSTITUTION, seed_tags, filled, name)
     if template is not None:
-        blocks += _seed(core, TEMPLATES[template][1], lambda r: template_tags(template, r), filled, name, template)
+        blocks += _seed(
+            core,
+            TEMPLATES[template][1],
+            lambda r: template_tags(template, r),
+            filled,
+            name,
+            template,
+        )
     root = core.store.root
     raw: dict[str, bytes | None] = {}
     if write_config:
         raw[CONFIG_PATH] = render(core.config).encode("utf-8")
     self_path = f"{MEMORY_DIR}/self.md"
     if self_text is not None:
-        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode("utf-8")
+        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode()
     elif not (root / self_path).exists():
         raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
     for folder in STATUS_DIRS.values():
@@ -104,8 +132,15 @@ def init(core: Core, created_repo: bool, *, write_config: bool, seed: bool = Fal
 
     result = core.store.write(build, core.after_write)
     if result is not None and blocks:
-        core.record({b.id: [core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)]
-                     for b in blocks}, "elfmem: birth")
+        core.record(
+            {
+                b.id: [
+                    core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)
+                ]
+                for b in blocks
+            },
+            "elfmem: birth",
+        )
     return InitResult(
         root=str(root),
         created_repo=created_repo,

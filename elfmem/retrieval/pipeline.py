@@ -84,8 +84,9 @@ def _filters(db: IndexDB, spec: FrameSpec) -> _Filters:
     return _Filters(excluded, include, guaranteed & active, count)
 
 
-def _seed(db: IndexDB, spec: FrameSpec, query: str, embed: Embed | None, f: _Filters,
-          s: SearchSettings) -> _Pool:
+def _seed(
+    db: IndexDB, spec: FrameSpec, query: str, embed: Embed | None, f: _Filters, s: SearchSettings
+) -> _Pool:
     pool = _Pool()
     extra = len(f.excluded)
 
@@ -100,14 +101,17 @@ def _seed(db: IndexDB, spec: FrameSpec, query: str, embed: Embed | None, f: _Fil
         pool.dense = dict([(b, c) for b, c in found if keep(b)][: s.seeds])
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
-    ranked_seeds = list(dict.fromkeys([*pool.lexical[: s.expand_from], *list(pool.dense)[: s.expand_from]]))
+    ranked_seeds = list(
+        dict.fromkeys([*pool.lexical[: s.expand_from], *list(pool.dense)[: s.expand_from]])
+    )
     for neighbours in queries.neighbours(db, ranked_seeds).values():
         pool.add((other for _, other in neighbours if keep(other)), "expansion")
     return pool
 
 
-def _signals(rows: Sequence[BlockRow], sims: Mapping[str, float],
-             states: Mapping[str, BlockState]) -> dict[str, npt.NDArray[np.float64]]:
+def _signals(
+    rows: Sequence[BlockRow], sims: Mapping[str, float], states: Mapping[str, BlockState]
+) -> dict[str, npt.NDArray[np.float64]]:
     st = [states.get(r.id, PRIOR) for r in rows]
     return {
         "similarity": np.array([sims.get(r.id, 0.0) for r in rows], dtype=np.float64),
@@ -118,8 +122,9 @@ def _signals(rows: Sequence[BlockRow], sims: Mapping[str, float],
     }
 
 
-def _order(db: IndexDB, ids: list[str], score: npt.NDArray[np.float64], k: int,
-           s: SearchSettings) -> list[int]:
+def _order(
+    db: IndexDB, ids: list[str], score: npt.NDArray[np.float64], k: int, s: SearchSettings
+) -> list[int]:
     """Indices of the top-k in final order: MMR over the best few, or plain score order."""
     by_score = sorted(range(len(ids)), key=lambda i: (-score[i], ids[i]))
     if not s.use_mmr or len(ids) <= 1:
@@ -150,58 +155,98 @@ def run_frame(
     f = _filters(db, spec)
     if spec.queryless or not (query or "").strip():
         pool = _Pool()
-        scan = f.include if f.include is not None else {
-            r.id for r in queries.list_blocks(db, status="active")}
+        scan = (
+            f.include
+            if f.include is not None
+            else {r.id for r in queries.list_blocks(db, status="active")}
+        )
         pool.add(sorted(b for b in scan if b not in f.excluded), "scan")
         sims: dict[str, float] = {}
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
-        sims = fusion.query_similarity(list(pool.via), pool.lexical, pool.dense, s.rrf_k,
-                                       list(s.fusion_weights))
+        sims = fusion.query_similarity(
+            list(pool.via), pool.lexical, pool.dense, s.rrf_k, list(s.fusion_weights)
+        )
     pool.add(sorted(f.guaranteed), "guarantee")
     rows_by_id = queries.get_blocks(db, pool.via)
     rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status == "active"]
     ids = [r.id for r in rows]
     raw = _signals(rows, sims, states(ids))
     score = signals.composite(signals.normalise_signals(raw), spec.weights)
-    guaranteed = [i for i, r in enumerate(rows) if r.id in f.guaranteed and is_guaranteed(r.tags, spec)]
+    guaranteed = [
+        i for i, r in enumerate(rows) if r.id in f.guaranteed and is_guaranteed(r.tags, spec)
+    ]
     others = [i for i in range(len(rows)) if i not in set(guaranteed)]
-    picked = [others[i] for i in _order(db, [ids[j] for j in others], score[others], max(0, k - len(guaranteed)), s)]
+    picked = [
+        others[i]
+        for i in _order(db, [ids[j] for j in others], score[others], max(0, k - len(guaranteed)), s)
+    ]
     final = sorted(guaranteed, key=lambda i: -score[i]) + picked
-    ranked = [_scored(rows[i], raw, score, i, i in set(guaranteed), pool.via[rows[i].id]) for i in final]
+    ranked = [
+        _scored(rows[i], raw, score, i, i in set(guaranteed), pool.via[rows[i].id]) for i in final
+    ]
     return _render(spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows))
 
 
-def _scored(row: BlockRow, raw: Mapping[str, npt.NDArray[np.float64]], score: npt.NDArray[np.float64],
-            i: int, guaranteed: bool, via: str) -> ScoredBlock:
+def _scored(
+    row: BlockRow,
+    raw: Mapping[str, npt.NDArray[np.float64]],
+    score: npt.NDArray[np.float64],
+    i: int,
+    guaranteed: bool,
+    via: str,
+) -> ScoredBlock:
     return ScoredBlock(
-        id=row.id, content=row.content, tags=row.tags, cue=row.cue, status=row.status,
+        id=row.id,
+        content=row.content,
+        tags=row.tags,
+        cue=row.cue,
+        status=row.status,
         score=round(float(score[i]), 6),
         similarity=round(float(raw["similarity"][i]), 6),
         confidence=round(float(raw["confidence"][i]), 6),
         recency=round(float(raw["recency"][i]), 6),
         centrality=round(float(raw["centrality"][i]), 6),
         reinforcement=round(float(raw["reinforcement"][i]), 6),
-        guaranteed=guaranteed, via=via,
+        guaranteed=guaranteed,
+        via=via,
     )
 
 
-def _render(spec: FrameSpec, query: str | None, ranked: list[ScoredBlock], agent_name: str,
-            self_text: str | None, excluded: int, candidates: int) -> FrameResult:
+def _render(
+    spec: FrameSpec,
+    query: str | None,
+    ranked: list[ScoredBlock],
+    agent_name: str,
+    self_text: str | None,
+    excluded: int,
+    candidates: int,
+) -> FrameResult:
     header = render_header(spec, agent_name, self_text)
     header_tokens = budget_mod.count_tokens(header)
     items = {b.id: RenderItem(b.id, b.content, b.tags, b.cue) for b in ranked}
-    sized = [(b.id, budget_mod.count_tokens(render_item(spec, items[b.id], n)))
-             for n, b in enumerate(ranked, 1)]
+    sized = [
+        (b.id, budget_mod.count_tokens(render_item(spec, items[b.id], n)))
+        for n, b in enumerate(ranked, 1)
+    ]
     packed = budget_mod.pack(sized, max(1, spec.budget - header_tokens)) if sized else None
     kept = set(packed.kept) if packed else set()
     blocks = [b for b in ranked if b.id in kept]
     text = render_frame(spec, agent_name, [items[b.id] for b in blocks], self_text)
     by_id = {b.id: b for b in ranked}
-    dropped = [{"id": i, "reason": why, "guaranteed": "yes" if by_id[i].guaranteed else "no"}
-               for i, why in (packed.dropped if packed else [])]
+    dropped = [
+        {"id": i, "reason": why, "guaranteed": "yes" if by_id[i].guaranteed else "no"}
+        for i, why in (packed.dropped if packed else [])
+    ]
     return FrameResult(
-        frame=spec.name, query=query, text=text, blocks=blocks, ranked=ranked, dropped=dropped,
-        budget_used=header_tokens + (packed.used if packed else 0), budget_total=spec.budget,
-        excluded_by_filter=excluded, candidates=candidates,
+        frame=spec.name,
+        query=query,
+        text=text,
+        blocks=blocks,
+        ranked=ranked,
+        dropped=dropped,
+        budget_used=header_tokens + (packed.used if packed else 0),
+        budget_total=spec.budget,
+        excluded_by_filter=excluded,
+        candidates=candidates,
     )

@@ -65,7 +65,11 @@ class LedgerView:
         old_tip = self._key[0] if self._key is not None else None
         stale = set(self._spool)
         if self._key is not None and old_tip != tip:
-            stale |= self.store.ledger.changed_anchors(old_tip, tip) if old_tip and tip else set(self._folded_by_anchor)
+            stale |= (
+                self.store.ledger.changed_anchors(old_tip, tip)
+                if old_tip and tip
+                else set(self._folded_by_anchor)
+            )
         self._key = key
         self._clock = None
         self._spool = {}
@@ -94,7 +98,9 @@ class LedgerView:
         ids = list(dict.fromkeys(block_ids))
         missing = {anchor_for_block(b): b for b in ids if b not in self._folded}
         if missing:
-            notes = {} if self.fixed_tip == "" else self.store.ledger.read_many(missing, self.fixed_tip)
+            notes = (
+                {} if self.fixed_tip == "" else self.store.ledger.read_many(missing, self.fixed_tip)
+            )
             for anchor, block_id in missing.items():
                 lines = [*(notes.get(anchor) or "").splitlines(), *self._spool.get(anchor, [])]
                 self._folded[block_id] = fold(lines)
@@ -120,11 +126,15 @@ class LedgerView:
         edges = {k: w for k, w in folded.edges.items() if w > 0}
         for other, sessions in folded.cooccur_sessions.items():
             if len(sessions) >= CO_RETRIEVAL_SESSIONS:
-                edges[(other, "co_retrieval")] = max(edges.get((other, "co_retrieval"), 0.0), CO_RETRIEVAL_WEIGHT)
+                edges[(other, "co_retrieval")] = max(
+                    edges.get((other, "co_retrieval"), 0.0), CO_RETRIEVAL_WEIGHT
+                )
         strongest = sorted(edges.items(), key=lambda kv: (-kv[1], kv[0]))[:DEGREE_CAP]
         return dict(strongest)
 
-    def states(self, rows: Sequence[BlockRow], declared: Mapping[str, int]) -> dict[str, BlockState]:
+    def states(
+        self, rows: Sequence[BlockRow], declared: Mapping[str, int]
+    ) -> dict[str, BlockState]:
         """Retrieval state per block: Beta, reinforcement, hours since use, λ, weighted degree."""
         intervals = self.intervals()
         now = float(active_hours_at(intervals, [time.time()])[0])
@@ -139,7 +149,9 @@ class LedgerView:
                 beta=f.beta,
                 reinforcements=f.reinforcements,
                 hours_since_use=max(0.0, now - last),
-                lam=effective_lambda(TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties),
+                lam=effective_lambda(
+                    TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties
+                ),
                 degree=sum(self.learned_edges(f).values()) + declared.get(row.id, 0),
             )
         return out

@@ -47,7 +47,9 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
     """Normalised content, or a clear refusal."""
     text = normalise_content(content)
     if not text:
-        raise InvalidInput("Content is empty.", "Pass the text to remember, e.g. `elfmem remember \"…\"`.")
+        raise InvalidInput(
+            "Content is empty.", 'Pass the text to remember, e.g. `elfmem remember "…"`.'
+        )
     size = len(text.encode("utf-8"))
     if size > max_bytes:
         raise InvalidInput(
@@ -137,8 +139,16 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
 
     result = core.store.write(build, core.after_write)
     assert result is not None
-    core.record({block.id: [core.event("birth", block.id, cls=block.cls, created=block.created,
-                                       commit=result.commit_id)]}, "elfmem: birth")
+    core.record(
+        {
+            block.id: [
+                core.event(
+                    "birth", block.id, cls=block.cls, created=block.created, commit=result.commit_id
+                )
+            ]
+        },
+        "elfmem: birth",
+    )
     return RememberResult(block.id, "created", result.commit_id, result.paths[0])
 
 
@@ -165,8 +175,10 @@ def remember_many(core: Core, items: Sequence[Capture], allow_secret: bool = Fal
     )
     assert result is not None
     core.record(
-        {b.id: [core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)]
-         for b in fresh},
+        {
+            b.id: [core.event("birth", b.id, cls=b.cls, created=b.created, commit=result.commit_id)]
+            for b in fresh
+        },
         "elfmem: birth",
     )
     return BatchResult([b.id for b in fresh], duplicates, result.commit_id)
@@ -218,8 +230,14 @@ def _replace(view: MemoryView, relpath: str, new: Block | None, block_id: str) -
     return FileEdit(tuple(out))
 
 
-def edit(core: Core, block_id: str, content: str | None = None, cue: str | None = None,
-         tags: Sequence[str] | None = None, allow_secret: bool = False) -> ChangeResult:
+def edit(
+    core: Core,
+    block_id: str,
+    content: str | None = None,
+    cue: str | None = None,
+    tags: Sequence[str] | None = None,
+    allow_secret: bool = False,
+) -> ChangeResult:
     """Change content, cue or tags; the id survives. No LLM mediation."""
     if content is None and cue is None and tags is None:
         raise InvalidInput("Nothing to change.", "Pass new content, --cue or --tags.")
@@ -230,27 +248,39 @@ def edit(core: Core, block_id: str, content: str | None = None, cue: str | None 
         relpath, block = locate(core, view, block_id)
         new = block
         if content is not None:
-            text = check_text(content, cue or "", core.config.memory.max_content_bytes, allow_secret)
+            text = check_text(
+                content, cue or "", core.config.memory.max_content_bytes, allow_secret
+            )
             new = new.with_changes(content=text)
         if cue is not None:
             check_text(new.content, cue, core.config.memory.max_content_bytes, allow_secret)
             new = new.with_changes(cue=cue.strip())
         if tags is not None:
             new = new.with_changes(tags=check_tags(tags, new.cls))
-        changed_fields[:] = [f for f in ("content", "cue", "tags") if getattr(new, f) != getattr(block, f)]
+        changed_fields[:] = [
+            f for f in ("content", "cue", "tags") if getattr(new, f) != getattr(block, f)
+        ]
         if not changed_fields:
             return None
         validate_block(new)
-        return Plan(op="edit", subject=f"edit: {preview(new.content)}", block_ids=[block_id],
-                    files={relpath: _replace(view, relpath, new, block_id)},
-                    body="Changed: " + ", ".join(changed_fields))
+        return Plan(
+            op="edit",
+            subject=f"edit: {preview(new.content)}",
+            block_ids=[block_id],
+            files={relpath: _replace(view, relpath, new, block_id)},
+            body="Changed: " + ", ".join(changed_fields),
+        )
 
     result = core.store.write(build, core.after_write)
     if result is None:
         return ChangeResult("edit", block_id, False, detail="already says that")
-    core.record({block_id: [core.event("edit", block_id, fields=changed_fields, commit=result.commit_id)]},
-                "elfmem: edit")
-    return ChangeResult("edit", block_id, True, result.commit_id, "changed " + ", ".join(changed_fields))
+    core.record(
+        {block_id: [core.event("edit", block_id, fields=changed_fields, commit=result.commit_id)]},
+        "elfmem: edit",
+    )
+    return ChangeResult(
+        "edit", block_id, True, result.commit_id, "changed " + ", ".join(changed_fields)
+    )
 
 
 def forget(core: Core, block_id: str) -> ChangeResult:
@@ -271,5 +301,7 @@ def forget(core: Core, block_id: str) -> ChangeResult:
     result = core.store.write(build, core.after_write)
     if result is None:
         return ChangeResult("forget", block_id, False, detail="already archived")
-    core.record({block_id: [core.event("forget", block_id, commit=result.commit_id)]}, "elfmem: forget")
+    core.record(
+        {block_id: [core.event("forget", block_id, commit=result.commit_id)]}, "elfmem: forget"
+    )
     return ChangeResult("forget", block_id, True, result.commit_id, "moved to archive/")

@@ -63,7 +63,9 @@ class Core:
         Capture must stay milliseconds, so no model is loaded here; the next read that ranks
         (recall, dream) embeds whatever lacks a vector, from the cache when it can.
         """
-        apply_files(self.db(), result.blobs, None, result.tree_oid or None, parent_tree_oid=parent_tree)
+        apply_files(
+            self.db(), result.blobs, None, result.tree_oid or None, parent_tree_oid=parent_tree
+        )
 
     @property
     def agent_id(self) -> str:

@@ -40,8 +40,10 @@ class CurateResult(Result):
 
     @property
     def summary(self) -> str:
-        return (f"curate: archived {len(self.archived)}, pruned {len(self.pruned_edges)} weak edges, "
-                f"reinforced {len(self.reinforced)}, {len(self.review)} stale candidates for review")
+        return (
+            f"curate: archived {len(self.archived)}, pruned {len(self.pruned_edges)} weak edges, "
+            f"reinforced {len(self.reinforced)}, {len(self.review)} stale candidates for review"
+        )
 
 
 def _protected(row: queries.BlockRow) -> bool:
@@ -65,21 +67,39 @@ def curate(core: Core, top_k: int | None = None) -> CurateResult:
             archive[row.id] = f"refuted (confidence {conf:.2f})"
         elif recency < DECAYED_BELOW:
             archive[row.id] = f"decayed (recency {recency:.3f})"
-        elif st.hours_since_use > STALE_HOURS and st.reinforcements <= 1 and beta_evidence(st.alpha, st.beta) == 0:
-            review.append({"id": row.id, "hours_since_use": round(st.hours_since_use, 1),
-                           "reason": "unused for long, rarely reinforced, never confirmed"})
+        elif (
+            st.hours_since_use > STALE_HOURS
+            and st.reinforcements <= 1
+            and beta_evidence(st.alpha, st.beta) == 0
+        ):
+            review.append(
+                {
+                    "id": row.id,
+                    "hours_since_use": round(st.hours_since_use, 1),
+                    "reason": "unused for long, rarely reinforced, never confirmed",
+                }
+            )
     pruned = _prune(core, [r.id for r in rows])
     keep = [r for r in rows if r.id not in archive]
     k = top_k or core.config.memory.top_k
-    ranked = sorted(keep, key=lambda r: (-beta_mean(states[r.id].alpha, states[r.id].beta),
-                                         -states[r.id].reinforcements, r.id))
+    ranked = sorted(
+        keep,
+        key=lambda r: (
+            -beta_mean(states[r.id].alpha, states[r.id].beta),
+            -states[r.id].reinforcements,
+            r.id,
+        ),
+    )
     top = [r.id for r in ranked[:k] if beta_evidence(states[r.id].alpha, states[r.id].beta) > 0]
     if top:
         now = core.ledger.now_hours()
-        core.store.spool.extend((anchor_for_block(b), core.event("reinforce", b, at=now)) for b in top)
+        core.store.spool.extend(
+            (anchor_for_block(b), core.event("reinforce", b, at=now)) for b in top
+        )
     commit_id = _archive(core, archive) if archive else None
-    return CurateResult([{"id": b, "reason": why} for b, why in archive.items()], pruned, top, review,
-                        commit_id)
+    return CurateResult(
+        [{"id": b, "reason": why} for b, why in archive.items()], pruned, top, review, commit_id
+    )
 
 
 def _prune(core: Core, ids: list[str]) -> list[dict[str, str]]:
@@ -89,7 +109,8 @@ def _prune(core: Core, ids: list[str]) -> list[dict[str, str]]:
         for (target, relation), weight in core.ledger.folded(block_id).edges.items():
             if 0 < weight < WEAK_EDGE:
                 lines.setdefault(block_id, []).append(
-                    core.event("edge_remove", block_id, target=target, relation=relation))
+                    core.event("edge_remove", block_id, target=target, relation=relation)
+                )
                 pruned.append({"source": block_id, "target": target, "relation": relation})
     if lines:
         core.record(lines, "elfmem: curate prunes weak edges")
@@ -106,11 +127,21 @@ def _archive(core: Core, archive: dict[str, str]) -> str | None:
             target = view.append_target("archived", block.cls, month_of(block.created))
             files.setdefault(target, list(view.read(target))).append(block)
         body = "\n".join(f"- {b}: {why}" for b, why in archive.items())
-        return Plan(op="curate", subject=f"curate: archive {len(archive)} blocks", block_ids=list(archive),
-                    files={p: FileEdit(tuple(bs)) for p, bs in files.items()}, body=body)
+        return Plan(
+            op="curate",
+            subject=f"curate: archive {len(archive)} blocks",
+            block_ids=list(archive),
+            files={p: FileEdit(tuple(bs)) for p, bs in files.items()},
+            body=body,
+        )
 
     result = core.store.write(build, core.after_write)
     if result is not None:
-        core.record({b: [core.event("forget", b, commit=result.commit_id, reason=why)]
-                     for b, why in archive.items()}, "elfmem: curate")
+        core.record(
+            {
+                b: [core.event("forget", b, commit=result.commit_id, reason=why)]
+                for b, why in archive.items()
+            },
+            "elfmem: curate",
+        )
     return result.commit_id if result else None

@@ -37,8 +37,11 @@ class DoctorResult(Result):
 
     @property
     def summary(self) -> str:
-        lines = [f"{'ok  ' if c.ok else 'FAIL'} {c.name:<12} {c.detail}" + ("" if c.ok else f"\n     fix: {c.fix}")
-                 for c in self.checks]
+        lines = [
+            f"{'ok  ' if c.ok else 'FAIL'} {c.name:<12} {c.detail}"
+            + ("" if c.ok else f"\n     fix: {c.fix}")
+            for c in self.checks
+        ]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,24 +62,41 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     root = store.root
     checks = [
         Check("repository", True, f"{store.repo.path} (branch {store.branch})")
-        if not store.repo.head_is_detached else
-        Check("repository", False, "HEAD is detached", "git switch <branch>"),
-        Check("config", (root / CONFIG_PATH).exists(), str(root / CONFIG_PATH),
-              "elfmem init (zero config also works: defaults apply)"),
+        if not store.repo.head_is_detached
+        else Check("repository", False, "HEAD is detached", "git switch <branch>"),
+        Check(
+            "config",
+            (root / CONFIG_PATH).exists(),
+            str(root / CONFIG_PATH),
+            "elfmem init (zero config also works: defaults apply)",
+        ),
         Check("memory", (root / MEMORY_DIR).is_dir(), str(root / MEMORY_DIR), "elfmem init"),
         _guard("hooks", lambda: _hooks(core)),
-        Check("ledger", store.ledger.tip() is not None,
-              f"refs/notes/elfmem at {str(store.ledger.tip())[:12]}" if store.ledger.tip() else "no notes yet",
-              "Remember something: the ledger starts with the first write."),
+        Check(
+            "ledger",
+            store.ledger.tip() is not None,
+            f"refs/notes/elfmem at {str(store.ledger.tip())[:12]}"
+            if store.ledger.tip()
+            else "no notes yet",
+            "Remember something: the ledger starts with the first write.",
+        ),
         _guard("index", lambda: _index(core)),
         _guard("embedder", lambda: _embedder(core)),
     ]
     if core.config.llm.model:
         present = bool(os.environ.get(key_env)) if key_env else True
-        checks.append(Check("llm key", present, f"{core.config.llm.model} via ${key_env or '(none needed)'}",
-                            f"export {key_env}=<key> or put it in {root / '.env'}"))
+        checks.append(
+            Check(
+                "llm key",
+                present,
+                f"{core.config.llm.model} via ${key_env or '(none needed)'}",
+                f"export {key_env}=<key> or put it in {root / '.env'}",
+            )
+        )
         if resolve is not None:
-            checks.append(_guard("llm call", lambda: Check("llm call", True, f"replied: {resolve()[:60]!r}")))
+            checks.append(
+                _guard("llm call", lambda: Check("llm call", True, f"replied: {resolve()[:60]!r}"))
+            )
     else:
         checks.append(Check("llm", True, "none configured: dream runs its deterministic path"))
     return DoctorResult(checks)
@@ -87,7 +107,9 @@ def _hooks(core: Core) -> Check:
     mine = [h for h in report.hooks if h.state in ("ours", "chained")]
     detail = f"{len(mine)} of {len(report.hooks)} elfmem hooks installed"
     if not mine:
-        detail += " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
+        detail += (
+            " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
+        )
     return Check("hooks", True, detail)
 
 
@@ -95,10 +117,14 @@ def _index(core: Core) -> Check:
     report = core.sync()
     errors = len(report.errors)
     detail = f"{report.mode} sync, {errors} unparsable file(s)"
-    return Check("index", errors == 0, detail, "elfmem index check (then fix the file:line it names)")
+    return Check(
+        "index", errors == 0, detail, "elfmem index check (then fix the file:line it names)"
+    )
 
 
 def _embedder(core: Core) -> Check:
     vec = core.embedder.embed(["doctor check"])
     sync(core.db(), core.store.source(), core.embedder)
-    return Check("embedder", vec.shape[0] == 1, f"{core.embedder.identity} ({core.embedder.dimensions} dims)")
+    return Check(
+        "embedder", vec.shape[0] == 1, f"{core.embedder.identity} ({core.embedder.dimensions} dims)"
+    )

@@ -78,8 +78,9 @@ class _Decision:
     judgements: dict[str, Judgement] = field(default_factory=dict)
 
 
-def _apply_judgement(core: Core, decision: _Decision, block: Block, judge: Judge,
-                     near: list[tuple[Block, float]]) -> Block:
+def _apply_judgement(
+    core: Core, decision: _Decision, block: Block, judge: Judge, near: list[tuple[Block, float]]
+) -> Block:
     """One LLM call: tags join the block's; a revision of an older look-alike supersedes it."""
     offered = [(o.id, o.content) for o, c in near if c >= LOOKALIKE_COSINE and o.id != block.id]
     verdict = judge(block, offered)
@@ -107,7 +108,14 @@ def _judge(core: Core, batch: list[Block], judge: Judge | None = None) -> _Decis
             decision.duplicates.append((block, twin))
             continue
         near = _with_accepted(block, active_near, vecs, accepted)
-        dup = next((o for o, c in near if c >= DUPLICATE_COSINE and not differences(block.content, o.content)), None)
+        dup = next(
+            (
+                o
+                for o, c in near
+                if c >= DUPLICATE_COSINE and not differences(block.content, o.content)
+            ),
+            None,
+        )
         if dup is not None:
             decision.duplicates.append((block, dup.id))
             continue
@@ -115,15 +123,22 @@ def _judge(core: Core, batch: list[Block], judge: Judge | None = None) -> _Decis
             block = _apply_judgement(core, decision, block, judge, near)
         for other, cos in near:
             if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
-                decision.lookalikes.append({"id": block.id, "other": other.id, "cosine": round(cos, 4),
-                                            "differs": differences(block.content, other.content)})
+                decision.lookalikes.append(
+                    {
+                        "id": block.id,
+                        "other": other.id,
+                        "cosine": round(cos, 4),
+                        "differs": differences(block.content, other.content),
+                    }
+                )
         decision.promoted.append(block)
         accepted.append(block)
     return decision
 
 
-def _batch_nearest(core: Core, batch: list[Block], vecs: dict[str, np.ndarray],
-                   k: int = 3, chunk: int = 256) -> list[list[tuple[Block, float]]]:
+def _batch_nearest(
+    core: Core, batch: list[Block], vecs: dict[str, np.ndarray], k: int = 3, chunk: int = 256
+) -> list[list[tuple[Block, float]]]:
     """The k most similar active blocks for every block of the batch: one matrix product a chunk."""
     vs = vector_store(core.db())
     out: list[list[tuple[Block, float]]] = [[] for _ in batch]
@@ -140,15 +155,23 @@ def _batch_nearest(core: Core, batch: list[Block], vecs: dict[str, np.ndarray],
         scores[:, ~active] = -np.inf
         top = np.argpartition(-scores, min(k, scores.shape[1] - 1), axis=1)[:, :k]
         for row, (i, _) in enumerate(part):
-            hits[i] = [(vs.ids[j], float(scores[row, j])) for j in top[row] if np.isfinite(scores[row, j])]
+            hits[i] = [
+                (vs.ids[j], float(scores[row, j])) for j in top[row] if np.isfinite(scores[row, j])
+            ]
     rows = queries.get_blocks(core.db(), {bid for h in hits.values() for bid, _ in h})
     for i, h in hits.items():
-        out[i] = sorted(((rows[bid].to_block(), c) for bid, c in h if bid in rows), key=lambda p: -p[1])
+        out[i] = sorted(
+            ((rows[bid].to_block(), c) for bid, c in h if bid in rows), key=lambda p: -p[1]
+        )
     return out
 
 
-def _with_accepted(block: Block, near: list[tuple[Block, float]], vecs: dict[str, np.ndarray],
-                   accepted: list[Block]) -> list[tuple[Block, float]]:
+def _with_accepted(
+    block: Block,
+    near: list[tuple[Block, float]],
+    vecs: dict[str, np.ndarray],
+    accepted: list[Block],
+) -> list[tuple[Block, float]]:
     """Add the blocks promoted earlier in this same run (not yet in the index as active)."""
     vec = vecs.get(block.id)
     if vec is None or not accepted:
@@ -168,8 +191,9 @@ def _exact_twin(core: Core, block: Block, accepted: list[Block]) -> str | None:
     return None
 
 
-def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
-          note: str = "") -> DreamResult:
+def dream(
+    core: Core, max_blocks: int | None = None, judge: Judge | None = None, note: str = ""
+) -> DreamResult:
     """Consolidate up to ``max_blocks`` inbox blocks (default consolidation.max_inbox_per_run).
 
     Without ``judge`` this is the deterministic path; with one, each block gets one judgement
@@ -180,15 +204,22 @@ def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
     inbox = queries.list_blocks(core.db(), status="inbox")
     batch = [r.to_block() for r in inbox[:limit]]
     if judge is None and not note:
-        note = ("deterministic path: no LLM used (alignment, tags and summaries are left for a "
-                "dream with an LLM)")
+        note = (
+            "deterministic path: no LLM used (alignment, tags and summaries are left for a "
+            "dream with an LLM)"
+        )
     if not batch:
-        return DreamResult(0, inbox_remaining=0, note=note, mode="deterministic" if judge is None else "llm")
+        return DreamResult(
+            0, inbox_remaining=0, note=note, mode="deterministic" if judge is None else "llm"
+        )
     decision = _judge(core, batch, judge)
 
     def build(view: MemoryView) -> Plan:
-        plan = Plan(op="dream", subject=f"dream: consolidate {len(batch)} blocks",
-                    block_ids=[b.id for b in batch])
+        plan = Plan(
+            op="dream",
+            subject=f"dream: consolidate {len(batch)} blocks",
+            block_ids=[b.id for b in batch],
+        )
         edits: dict[str, list[Block]] = {}
 
         def file(relpath: str) -> list[Block]:
@@ -203,10 +234,13 @@ def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
             if new is not None:  # the judged version: tags and relations added, content untouched
                 current = current.with_changes(tags=new.tags, relations=new.relations)
             if block_id in twin_of:
-                current = current.with_changes(extra=(*current.extra, ("duplicate-of", twin_of[block_id])))
+                current = current.with_changes(
+                    extra=(*current.extra, ("duplicate-of", twin_of[block_id]))
+                )
             if block_id in decision.superseded:
                 current = current.with_changes(
-                    extra=(*current.extra, ("superseded-by", decision.superseded[block_id])))
+                    extra=(*current.extra, ("superseded-by", decision.superseded[block_id]))
+                )
             file(target).append(current)
 
         twin_of = {b.id: twin for b, twin in decision.duplicates}
@@ -218,8 +252,10 @@ def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
             move(old, "archived")
             plan.block_ids.append(old)
         plan.files = {p: FileEdit(tuple(bs)) for p, bs in edits.items()}
-        plan.body = (f"Promoted {len(decision.promoted)}, archived {len(decision.duplicates)} "
-                     f"duplicates, linked {len(decision.lookalikes)} look-alikes.")
+        plan.body = (
+            f"Promoted {len(decision.promoted)}, archived {len(decision.duplicates)} "
+            f"duplicates, linked {len(decision.lookalikes)} look-alikes."
+        )
         return plan
 
     result = core.store.write(build, core.after_write)
@@ -228,16 +264,34 @@ def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
     for block in decision.promoted:
         lines.setdefault(block.id, []).append(core.event("promote", block.id, commit=commit_id))
     for block, twin in decision.duplicates:
-        lines.setdefault(block.id, []).append(core.event("duplicate", block.id, of=twin, commit=commit_id))
+        lines.setdefault(block.id, []).append(
+            core.event("duplicate", block.id, of=twin, commit=commit_id)
+        )
     for old, new in decision.superseded.items():
-        lines.setdefault(old, []).append(core.event("forget", old, commit=commit_id, superseded_by=new))
+        lines.setdefault(old, []).append(
+            core.event("forget", old, commit=commit_id, superseded_by=new)
+        )
     for block_id, j in decision.judgements.items():
-        lines.setdefault(block_id, []).append(core.event(
-            "analysis", block_id, alignment=j.alignment, summary=j.summary, malformed=j.malformed))
+        lines.setdefault(block_id, []).append(
+            core.event(
+                "analysis",
+                block_id,
+                alignment=j.alignment,
+                summary=j.summary,
+                malformed=j.malformed,
+            )
+        )
     for pair in decision.lookalikes:
-        lines.setdefault(str(pair["id"]), []).append(core.event(
-            "edge", str(pair["id"]), target=pair["other"], relation="similar",
-            weight=pair["cosine"], source="similar"))
+        lines.setdefault(str(pair["id"]), []).append(
+            core.event(
+                "edge",
+                str(pair["id"]),
+                target=pair["other"],
+                relation="similar",
+                weight=pair["cosine"],
+                source="similar",
+            )
+        )
     core.record(lines, "elfmem: dream")
     return DreamResult(
         processed=len(batch),
@@ -250,8 +304,15 @@ def dream(core: Core, max_blocks: int | None = None, judge: Judge | None = None,
         note=note,
         superseded=[{"id": old, "by": new} for old, new in decision.superseded.items()],
         malformed=sum(1 for j in decision.judgements.values() if j.malformed),
-        analyses={b: {"alignment": j.alignment, "tags": list(j.tags), "summary": j.summary,
-                      "malformed": j.malformed} for b, j in decision.judgements.items()},
+        analyses={
+            b: {
+                "alignment": j.alignment,
+                "tags": list(j.tags),
+                "summary": j.summary,
+                "malformed": j.malformed,
+            }
+            for b, j in decision.judgements.items()
+        },
     )
 
 
@@ -263,19 +324,31 @@ def host_judge(core: Core, analyses: Mapping[str, Mapping[str, object]]) -> Judg
     checked: dict[str, Judgement] = {}
     for block_id, entry in analyses.items():
         if not isinstance(entry, Mapping):
-            raise InvalidInput(f"host analysis for {block_id} is not an object.",
-                               'Give {"<id>": {"alignment": 0.8, "tags": ["a/b"], "summary": "…"}}.')
+            raise InvalidInput(
+                f"host analysis for {block_id} is not an object.",
+                'Give {"<id>": {"alignment": 0.8, "tags": ["a/b"], "summary": "…"}}.',
+            )
         alignment = entry.get("alignment", 0.5)
         if not isinstance(alignment, int | float) or not 0 <= float(alignment) <= 1:
-            raise InvalidInput(f"host analysis for {block_id}: alignment must be a number in [0, 1].",
-                               "Fix the alignment value.")
+            raise InvalidInput(
+                f"host analysis for {block_id}: alignment must be a number in [0, 1].",
+                "Fix the alignment value.",
+            )
         tags = entry.get("tags", [])
-        if not isinstance(tags, list) or not all(isinstance(t, str) and is_valid_tag(t) for t in tags):
-            raise InvalidInput(f"host analysis for {block_id}: tags must be a list of valid tags.",
-                               "Tags use letters, digits and _ . / % : + - (no spaces).")
+        if not isinstance(tags, list) or not all(
+            isinstance(t, str) and is_valid_tag(t) for t in tags
+        ):
+            raise InvalidInput(
+                f"host analysis for {block_id}: tags must be a list of valid tags.",
+                "Tags use letters, digits and _ . / % : + - (no spaces).",
+            )
         revision = entry.get("revision_of")
-        checked[block_id] = Judgement(float(alignment), tuple(tags), str(entry.get("summary", "")),
-                                      str(revision) if revision else None)
+        checked[block_id] = Judgement(
+            float(alignment),
+            tuple(tags),
+            str(entry.get("summary", "")),
+            str(revision) if revision else None,
+        )
 
     def judge(block: Block, lookalikes: list[tuple[str, str]]) -> Judgement:
         return checked.get(block.id, Judgement())

@@ -26,18 +26,28 @@ class OutcomeResult(Result):
 
     @property
     def summary(self) -> str:
-        return (f"outcome {self.signal:.2f} ({self.band}): {len(self.updated)} updated, "
-                f"{len(self.skipped)} skipped" + "".join(
-                    f"; {s['id']}: {s['reason']}" for s in self.skipped))
+        return (
+            f"outcome {self.signal:.2f} ({self.band}): {len(self.updated)} updated, "
+            f"{len(self.skipped)} skipped"
+            + "".join(f"; {s['id']}: {s['reason']}" for s in self.skipped)
+        )
 
 
-def outcome(core: Core, block_ids: Sequence[str], signal: float, weight: float = 1.0,
-            source: str = "", allow_constitutional: bool = False) -> OutcomeResult:
+def outcome(
+    core: Core,
+    block_ids: Sequence[str],
+    signal: float,
+    weight: float = 1.0,
+    source: str = "",
+    allow_constitutional: bool = False,
+) -> OutcomeResult:
     signal = check_signal(signal)
     weight = check_weight(weight)
     ids = list(dict.fromkeys(block_ids))
     if not ids:
-        raise InvalidInput("No block ids given.", "Pass the ids the result depended on, e.g. from recall.")
+        raise InvalidInput(
+            "No block ids given.", "Pass the ids the result depended on, e.g. from recall."
+        )
     core.sync()
     rows = queries.get_blocks(core.db(), ids)
     unknown = [b for b in ids if b not in rows]
@@ -62,13 +72,27 @@ def outcome(core: Core, block_ids: Sequence[str], signal: float, weight: float =
         if "self/constitutional" in row.tags and not allow_constitutional:
             skipped.append({"id": block_id, "reason": "constitutional"})
             continue
-        lines[block_id] = [core.event("outcome", block_id, signal=signal, weight=weight,
-                                      source=source, band=_band_name(which), at=now)]
+        lines[block_id] = [
+            core.event(
+                "outcome",
+                block_id,
+                signal=signal,
+                weight=weight,
+                source=source,
+                band=_band_name(which),
+                at=now,
+            )
+        ]
         before = core.ledger.folded(block_id)
         a = before.alpha + weight * signal
         b = before.beta + weight * (1 - signal)
-        updated.append({"id": block_id, "confidence_before": round(before.confidence, 4),
-                        "confidence_after": round(a / (a + b), 4)})
+        updated.append(
+            {
+                "id": block_id,
+                "confidence_before": round(before.confidence, 4),
+                "confidence_after": round(a / (a + b), 4),
+            }
+        )
     if lines:
         core.record(lines, f"elfmem: outcome {signal:.2f} from {source or 'caller'}")
     return OutcomeResult(signal, which, updated, skipped)

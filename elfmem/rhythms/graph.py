@@ -56,11 +56,18 @@ def _check(core: Core, specs: Sequence[ConnectSpec]) -> None:
     ids = {i for s in specs for i in (s.source, s.target)}
     missing = sorted(ids - set(queries.get_blocks(core.db(), ids)))
     if missing:
-        raise BlockNotFound(f"Unknown block id(s): {', '.join(missing)}.", "List ids with `elfmem ls`.")
+        raise BlockNotFound(
+            f"Unknown block id(s): {', '.join(missing)}.", "List ids with `elfmem ls`."
+        )
 
 
-def _relations_plan(core: Core, view: MemoryView, specs: Sequence[ConnectSpec], add: bool,
-                    changed: list[dict[str, str]]) -> Plan | None:
+def _relations_plan(
+    core: Core,
+    view: MemoryView,
+    specs: Sequence[ConnectSpec],
+    add: bool,
+    changed: list[dict[str, str]],
+) -> Plan | None:
     """Add or remove typed lines in the source blocks' files; one commit for all of them."""
     original: dict[str, tuple[str, Block]] = {}
     current: dict[str, Block] = {}
@@ -89,8 +96,12 @@ def _relations_plan(core: Core, view: MemoryView, specs: Sequence[ConnectSpec], 
         base = files.get(path) or list(view.read(path))
         files[path] = [current[sid] if b.id == sid else b for b in base]
     op = "connect" if add else "disconnect"
-    return Plan(op=op, subject=f"{op}: {len(changed)} relation(s)", block_ids=sorted(touched),
-                files={p: FileEdit(tuple(bs)) for p, bs in files.items()})
+    return Plan(
+        op=op,
+        subject=f"{op}: {len(changed)} relation(s)",
+        block_ids=sorted(touched),
+        files={p: FileEdit(tuple(bs)) for p, bs in files.items()},
+    )
 
 
 def connect_many(core: Core, specs: Sequence[ConnectSpec], add: bool = True) -> ConnectResult:
@@ -101,8 +112,9 @@ def connect_many(core: Core, specs: Sequence[ConnectSpec], add: bool = True) -> 
     changed: list[dict[str, str]] = []
     commit_id = None
     if declared:
-        result = core.store.write(lambda view: _relations_plan(core, view, declared, add, changed),
-                                  core.after_write)
+        result = core.store.write(
+            lambda view: _relations_plan(core, view, declared, add, changed), core.after_write
+        )
         commit_id = result.commit_id if result else None
         if result is None:
             changed = []
@@ -111,25 +123,33 @@ def connect_many(core: Core, specs: Sequence[ConnectSpec], add: bool = True) -> 
         kind = "edge" if add else "edge_remove"
         extra: dict[str, object] = {"weight": 1.0, "source": "related"} if add else {}
         for a, b in ((s.source, s.target), (s.target, s.source)):
-            lines.setdefault(a, []).append(core.event(kind, a, target=b, relation="related", **extra))
+            lines.setdefault(a, []).append(
+                core.event(kind, a, target=b, relation="related", **extra)
+            )
         changed.append({"source": s.source, "target": s.target, "relation": s.relation})
     if lines:
         core.record(lines, "elfmem: connect" if add else "elfmem: disconnect")
     done = {(c["source"], c["target"], c["relation"]) for c in changed}
-    unchanged = [{"source": s.source, "target": s.target, "relation": s.relation}
-                 for s in specs if (s.source, s.target, s.relation) not in done]
+    unchanged = [
+        {"source": s.source, "target": s.target, "relation": s.relation}
+        for s in specs
+        if (s.source, s.target, s.relation) not in done
+    ]
     return ConnectResult("connect" if add else "disconnect", changed, commit_id, unchanged)
 
 
-def connect_by_query(core: Core, query_a: str, query_b: str, relation: str = "related",
-                     min_confidence: float = 0.70) -> ConnectResult:
+def connect_by_query(
+    core: Core, query_a: str, query_b: str, relation: str = "related", min_confidence: float = 0.70
+) -> ConnectResult:
     """Connect the best match for each description, if both matches are close enough."""
     picks = []
     embed = embedder_fn(core)
     for q in (query_a, query_b):
         result = frame(core, "attention", q, top_k=1, reinforce=False)
         if not result.ranked:
-            raise BlockNotFound(f"Nothing matches {q!r}.", "Remember it first, then dream, then connect.")
+            raise BlockNotFound(
+                f"Nothing matches {q!r}.", "Remember it first, then dream, then connect."
+            )
         block = result.ranked[0]
         vec = vector_store(core.db()).vectors_for([block.id]).get(block.id)
         cosine = float(np.dot(embed(q), vec)) if vec is not None else 0.0

@@ -30,11 +30,18 @@ def info(row: BlockRow) -> BlockInfo:
     )
 
 
-def ls(core: Core, tag: str | None = None, category: str | None = None,
-       status: str | None = None, limit: int | None = None) -> ListResult:
+def ls(
+    core: Core,
+    tag: str | None = None,
+    category: str | None = None,
+    status: str | None = None,
+    limit: int | None = None,
+) -> ListResult:
     """Deterministic, unscored listing; by default the live blocks (inbox and active)."""
     if status is not None and status not in (*STATUSES, "all"):
-        raise InvalidInput(f"Unknown status {status!r}.", f"Use one of: {', '.join(STATUSES)}, all.")
+        raise InvalidInput(
+            f"Unknown status {status!r}.", f"Use one of: {', '.join(STATUSES)}, all."
+        )
     core.sync()
     wanted = STATUSES if status == "all" else (status,) if status else ("inbox", "active")
     rows = [
@@ -55,7 +62,9 @@ def show(core: Core, block_id: str) -> BlockInfo:
     core.sync()
     row = queries.get_blocks(core.db(), [block_id]).get(block_id)
     if row is None:
-        raise BlockNotFound(f"No block has id {block_id!r}.", "List ids with `elfmem ls --status all`.")
+        raise BlockNotFound(
+            f"No block has id {block_id!r}.", "List ids with `elfmem ls --status all`."
+        )
     return info(row)
 
 

@@ -50,12 +50,21 @@ def check(core: Core) -> CheckResult:
     blocks = 0
     for path in paths:
         try:
-            data = source.read_worktree(path) if on_disk is not None and path in on_disk else (
-                source.read_blob(files[path]))
+            data = (
+                source.read_worktree(path)
+                if on_disk is not None and path in on_disk
+                else (source.read_blob(files[path]))
+            )
             blocks += len(parse_bytes(data, f"{MEMORY_DIR}/{path}"))
         except BlockFormatError as exc:
-            errors.append({"path": exc.path or f"{MEMORY_DIR}/{path}", "line": exc.line,
-                           "message": exc.message, "recovery": exc.recovery})
+            errors.append(
+                {
+                    "path": exc.path or f"{MEMORY_DIR}/{path}",
+                    "line": exc.line,
+                    "message": exc.message,
+                    "recovery": exc.recovery,
+                }
+            )
     return CheckResult(len(paths), blocks, errors)
 
 
@@ -68,10 +77,12 @@ class IndexStatus(Result):
     def summary(self) -> str:
         counts = self.details.get("counts", {})
         state = "up to date" if self.fresh else "stale (the next call brings it up to date)"
-        return (f"Index {state}: {counts.get('active', 0)} active, {counts.get('inbox', 0)} inbox, "
-                f"{counts.get('archived', 0)} archived; keyed to tree "
-                f"{str(self.details.get('memory_tree_oid'))[:12]}; "
-                f"{int(self.details.get('size_bytes', 0) or 0) // 1024} KiB")
+        return (
+            f"Index {state}: {counts.get('active', 0)} active, {counts.get('inbox', 0)} inbox, "
+            f"{counts.get('archived', 0)} archived; keyed to tree "
+            f"{str(self.details.get('memory_tree_oid'))[:12]}; "
+            f"{int(self.details.get('size_bytes', 0) or 0) // 1024} KiB"
+        )
 
 
 def status(core: Core) -> IndexStatus:
@@ -90,8 +101,10 @@ class RebuildResult(Result):
 
     @property
     def summary(self) -> str:
-        return (f"Rebuilt {self.path}: {self.files_parsed} files, {self.blocks} blocks, "
-                f"{self.embedded} texts embedded (the rest from the cache); zero LLM calls.")
+        return (
+            f"Rebuilt {self.path}: {self.files_parsed} files, {self.blocks} blocks, "
+            f"{self.embedded} texts embedded (the rest from the cache); zero LLM calls."
+        )
 
 
 def rebuild_to(core: Core, path: Path) -> RebuildResult:
@@ -107,8 +120,9 @@ def rebuild_to(core: Core, path: Path) -> RebuildResult:
         total = sum(queries.counts(db).values())
     finally:
         db.close()
-    return RebuildResult(str(target), total, report.embedded, report.files_parsed,
-                         [str(e) for e in report.errors])
+    return RebuildResult(
+        str(target), total, report.embedded, report.files_parsed, [str(e) for e in report.errors]
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +137,9 @@ class ParityResult(Result):
     @property
     def summary(self) -> str:
         if self.ok:
-            return f"Parity OK: {self.probes} probes rank identically in the live and a rebuilt index."
+            return (
+                f"Parity OK: {self.probes} probes rank identically in the live and a rebuilt index."
+            )
         return f"Parity FAILED: {len(self.differences)} of {self.probes} probes rank differently."
 
 
@@ -141,14 +157,28 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
         embed = embedder_fn(core)
         for name, query in checks:
             spec = specs[name]
-            got = [run_frame(db, spec, query, embed=embed if query else None,
-                             states=states_fn(core.ledger, db), agent_name=core.agent).ranked
-                   for db in (live, fresh)]
+            got = [
+                run_frame(
+                    db,
+                    spec,
+                    query,
+                    embed=embed if query else None,
+                    states=states_fn(core.ledger, db),
+                    agent_name=core.agent,
+                ).ranked
+                for db in (live, fresh)
+            ]
             a = [(b.id, b.content) for b in got[0]]
             b = [(x.id, x.content) for x in got[1]]
             if a != b:
-                differences.append({"frame": name, "query": query, "live": [i for i, _ in a],
-                                    "rebuilt": [i for i, _ in b]})
+                differences.append(
+                    {
+                        "frame": name,
+                        "query": query,
+                        "live": [i for i, _ in a],
+                        "rebuilt": [i for i, _ in b],
+                    }
+                )
     finally:
         fresh.close()
     return ParityResult(len(checks), differences)

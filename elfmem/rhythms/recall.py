@@ -38,7 +38,9 @@ def embedder_fn(core: Core) -> Callable[[str], npt.NDArray[np.float32]]:
     return embed
 
 
-def states_fn(ledger: LedgerView, db: IndexDB) -> Callable[[Sequence[str]], Mapping[str, BlockState]]:
+def states_fn(
+    ledger: LedgerView, db: IndexDB
+) -> Callable[[Sequence[str]], Mapping[str, BlockState]]:
     def states(ids: Sequence[str]) -> Mapping[str, BlockState]:
         rows = list(queries.get_blocks(db, ids).values())
         return ledger.states(rows, declared_degree(db, ids))
@@ -63,10 +65,13 @@ def frame(
     core.sync(vectors=True)
     db = core.db()
     result = run_frame(
-        db, spec, query,
+        db,
+        spec,
+        query,
         embed=embedder_fn(core) if query else None,
         states=states_fn(core.ledger, db),
-        top_k=top_k, agent_name=core.agent,
+        top_k=top_k,
+        agent_name=core.agent,
         self_text=core.store.read_self() if spec.template == "self" else None,
         settings=settings,
     )
@@ -76,8 +81,14 @@ def frame(
     return result
 
 
-def _frame_at(core: Core, spec: FrameSpec, query: str | None, top_k: int | None, at: str,
-              settings: SearchSettings | None) -> FrameResult:
+def _frame_at(
+    core: Core,
+    spec: FrameSpec,
+    query: str | None,
+    top_k: int | None,
+    at: str,
+    settings: SearchSettings | None,
+) -> FrameResult:
     """Content from the commit, ledger state from the newest notes commit not later than it."""
     commit = core.store.resolve(at)
     db = open_memory_index()
@@ -86,10 +97,13 @@ def _frame_at(core: Core, spec: FrameSpec, query: str | None, top_k: int | None,
         sync(db, source, core.embedder)
         ledger = LedgerView(core.store, core.store.ledger.tip_at(commit.commit_time) or "")
         result = run_frame(
-            db, spec, query,
+            db,
+            spec,
+            query,
             embed=embedder_fn(core) if query else None,
             states=states_fn(ledger, db),
-            top_k=top_k, agent_name=core.agent,
+            top_k=top_k,
+            agent_name=core.agent,
             self_text=source.read_self() if spec.template == "self" else None,
             settings=settings,
         )

@@ -117,7 +117,11 @@ class ListResult(Result):
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"blocks": [asdict(b) for b in self.blocks], "count": len(self.blocks), "summary": f"{len(self.blocks)} blocks"}
+        return {
+            "blocks": [asdict(b) for b in self.blocks],
+            "count": len(self.blocks),
+            "summary": f"{len(self.blocks)} blocks",
+        }
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,6 @@ class LedgerResult(Result):
     @property
     def summary(self) -> str:
 
-        return "\n".join(json.dumps(e, sort_keys=True, ensure_ascii=False) for e in self.events) or (
-            f"No ledger events for {self.block_id} (anchor {self.anchor})."
-        )
+        return "\n".join(
+            json.dumps(e, sort_keys=True, ensure_ascii=False) for e in self.events
+        ) or (f"No ledger events for {self.block_id} (anchor {self.anchor}).")

@@ -16,7 +16,9 @@ from elfmem.store.notes import clock_anchor
 def begin(core: Core) -> str:
     session_id = secrets.token_hex(6)
     now = time.time()
-    core.store.spool.append(clock_anchor(), core.event("session", None, id=session_id, start=now, end=None))
+    core.store.spool.append(
+        clock_anchor(), core.event("session", None, id=session_id, start=now, end=None)
+    )
     core.ledger.open_session = (session_id, now)
     return session_id
 

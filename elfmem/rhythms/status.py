@@ -27,10 +27,12 @@ class StatusResult(Result):
 
     @property
     def summary(self) -> str:
-        return (f"Session: {self.session} ({self.session_hours:.1f}h) | Inbox: {self.inbox}/"
-                f"{self.inbox_threshold} | Active: {self.active} blocks | Health: {self.health}\n"
-                f"Hebbian staging: {self.staged_pairs} pairs building toward co_retrieval edges.\n"
-                f"Suggestion: {self.suggestion}")
+        return (
+            f"Session: {self.session} ({self.session_hours:.1f}h) | Inbox: {self.inbox}/"
+            f"{self.inbox_threshold} | Active: {self.active} blocks | Health: {self.health}\n"
+            f"Hebbian staging: {self.staged_pairs} pairs building toward co_retrieval edges.\n"
+            f"Suggestion: {self.suggestion}"
+        )
 
 
 def status(core: Core) -> StatusResult:
@@ -48,17 +50,26 @@ def status(core: Core) -> StatusResult:
         hours = (time.time() - open_session[1]) / 3600
     errors = len(core.last_sync.errors) if core.last_sync else 0
     if errors:
-        health, suggestion = "degraded", f"{errors} memory file(s) do not parse: run `elfmem index check`."
+        health, suggestion = (
+            "degraded",
+            f"{errors} memory file(s) do not parse: run `elfmem index check`.",
+        )
     elif inbox >= threshold:
         health, suggestion = "good", f"Inbox at {inbox}/{threshold}: run `elfmem dream`."
     elif active == 0 and inbox == 0:
-        health, suggestion = "empty", "Nothing remembered yet: `elfmem remember \"…\" --cue \"…\"`."
+        health, suggestion = "empty", 'Nothing remembered yet: `elfmem remember "…" --cue "…"`.'
     else:
         health, suggestion = "good", "Memory healthy. No action required."
     return StatusResult(
         session="active" if open_session else "none",
         session_hours=round(hours, 2),
-        inbox=inbox, inbox_threshold=threshold, active=active, archived=counts.get("archived", 0),
-        staged_pairs=staged // 2, active_hours=round(core.ledger.now_hours(), 3),
-        health=health, suggestion=suggestion, should_dream=inbox >= threshold,
+        inbox=inbox,
+        inbox_threshold=threshold,
+        active=active,
+        archived=counts.get("archived", 0),
+        staged_pairs=staged // 2,
+        active_hours=round(core.ledger.now_hours(), 3),
+        health=health,
+        suggestion=suggestion,
+        should_dream=inbox >= threshold,
     )

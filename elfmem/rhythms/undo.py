@@ -15,7 +15,10 @@ def undo(core: Core, commit: str | None = None) -> UndoResult:
     if result is None:
         return UndoResult(target.commit_id, None, list(target.block_ids), method="none")
     core.record(
-        {b: [core.event("undo", b, of=target.commit_id, commit=result.commit_id)] for b in target.block_ids},
+        {
+            b: [core.event("undo", b, of=target.commit_id, commit=result.commit_id)]
+            for b in target.block_ids
+        },
         "elfmem: undo",
     )
     return UndoResult(target.commit_id, result.commit_id, list(target.block_ids))

@@ -14,11 +14,21 @@ from tests.conftest import arun
 
 def _memory(repo: Path) -> tuple[MemorySystem, list[str]]:
     system, _ = arun(MemorySystem.init(repo, seed=True))
-    ids = arun(system.remember_many([
-        {"content": "Use pgbouncer in transaction mode for Postgres pooling", "cue": "connection pooling"},
-        {"content": "Raise max_connections to 5000 instead of pooling", "cue": "connection pooling"},
-        {"content": "Nightly backups run at 02:00 UTC", "cue": "backups"},
-    ])).created
+    ids = arun(
+        system.remember_many(
+            [
+                {
+                    "content": "Use pgbouncer in transaction mode for Postgres pooling",
+                    "cue": "connection pooling",
+                },
+                {
+                    "content": "Raise max_connections to 5000 instead of pooling",
+                    "cue": "connection pooling",
+                },
+                {"content": "Nightly backups run at 02:00 UTC", "cue": "backups"},
+            ]
+        )
+    ).created
     arun(system.dream(max_blocks=10))
     return system, ids
 
@@ -30,12 +40,16 @@ def test_outcome_bands_skips_and_errors(repo: Path) -> None:
     up = arun(system.outcome([good, constitutional, pending], 1.0, source="test"))
     assert [u["id"] for u in up.updated] == [good]
     assert up.updated[0]["confidence_after"] == pytest.approx(0.75)  # (0.5+1)/(0.5+1+0.5)
-    assert {s["id"]: s["reason"] for s in up.skipped} == {constitutional: "constitutional",
-                                                         pending: "pending_inbox"}
+    assert {s["id"]: s["reason"] for s in up.skipped} == {
+        constitutional: "constitutional",
+        pending: "pending_inbox",
+    }
     down = arun(system.outcome([bad], 0.0))
     assert down.band == "penalise" and down.updated[0]["confidence_after"] == pytest.approx(0.25)
     neutral = arun(system.outcome([other], 0.5))
-    assert neutral.band == "neutral" and neutral.updated[0]["confidence_after"] == pytest.approx(0.5)
+    assert neutral.band == "neutral" and neutral.updated[0]["confidence_after"] == pytest.approx(
+        0.5
+    )
     forced = arun(system.outcome([constitutional], 1.0, allow_constitutional=True))
     assert forced.updated
     with pytest.raises(InvalidInput):
@@ -50,16 +64,22 @@ def test_outcomes_reorder_retrieval_and_survive_losing_the_index(repo: Path) -> 
     for _ in range(4):
         arun(system.outcome([good], 1.0))
         arun(system.outcome([bad], 0.0))
-    ranked = [b.id for b in arun(system.recall("connection pooling", top_k=2, reinforce=False)).ranked]
+    ranked = [
+        b.id for b in arun(system.recall("connection pooling", top_k=2, reinforce=False)).ranked
+    ]
     assert ranked.index(good) < ranked.index(bad)
-    before = {b.id: (b.confidence, b.reinforcement, b.centrality)
-              for b in arun(system.recall("connection pooling", top_k=3, reinforce=False)).ranked}
+    before = {
+        b.id: (b.confidence, b.reinforcement, b.centrality)
+        for b in arun(system.recall("connection pooling", top_k=3, reinforce=False)).ranked
+    }
     arun(system.close())
     index = repo / ".git/elfmem/index.db"
     index.unlink()
     system = arun(MemorySystem.from_config(repo))
-    after = {b.id: (b.confidence, b.reinforcement, b.centrality)
-             for b in arun(system.recall("connection pooling", top_k=3, reinforce=False)).ranked}
+    after = {
+        b.id: (b.confidence, b.reinforcement, b.centrality)
+        for b in arun(system.recall("connection pooling", top_k=3, reinforce=False)).ranked
+    }
     assert after == before
     arun(system.close())
 
@@ -83,10 +103,12 @@ def test_no_decay_without_a_session_and_decay_inside_one(repo: Path) -> None:
 def test_reinforcement_and_hebbian_graduation_after_three_sessions(repo: Path) -> None:
     system, (good, bad, _) = _memory(repo)
     for _ in range(3):
+
         async def one_session() -> None:
             async with system.session():
                 await system.recall("connection pooling", top_k=2)
                 await system.recall("connection pooling", top_k=2)  # same session: staged once
+
         arun(one_session())
     folded = system._core.ledger.folded(good)
     assert folded.reinforcements == 6

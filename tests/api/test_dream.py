@@ -38,7 +38,9 @@ def test_true_duplicates_are_archived_with_their_twin_named(repo: Path) -> None:
     # The same statement with different spacing and punctuation: a true duplicate.
     b = arun(system.remember("The build cache lives in  /var/cache/build."))
     result = arun(system.dream())
-    assert [d["of"] for d in result.duplicates] == [a.block_id] and b.block_id not in result.promoted
+    assert [d["of"] for d in result.duplicates] == [
+        a.block_id
+    ] and b.block_id not in result.promoted
     archived = arun(system.show(b.block_id))
     assert archived.status == "archived" and archived.extra.get("duplicate-of") == a.block_id
     arun(system.close())
@@ -46,7 +48,11 @@ def test_true_duplicates_are_archived_with_their_twin_named(repo: Path) -> None:
 
 def test_dream_is_bounded_reports_remaining_and_is_one_commit(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
-    arun(system.remember_many([{"content": f"Distinct fact {i} about queue q{i}"} for i in range(12)]))
+    arun(
+        system.remember_many(
+            [{"content": f"Distinct fact {i} about queue q{i}"} for i in range(12)]
+        )
+    )
     assert system.should_dream
     first = arun(system.dream())
     assert first.processed == 5 and first.inbox_remaining == 7 and "no LLM" in first.note
@@ -62,7 +68,9 @@ def test_dream_is_bounded_reports_remaining_and_is_one_commit(repo: Path) -> Non
 
 def test_undo_of_a_dream_restores_the_inbox_exactly(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
-    arun(system.remember_many([{"content": f"Inbox fact {i}", "cue": f"cue {i}"} for i in range(4)]))
+    arun(
+        system.remember_many([{"content": f"Inbox fact {i}", "cue": f"cue {i}"} for i in range(4)])
+    )
     inbox_before = [(b.id, b.content, b.path) for b in arun(system.inbox()).blocks]
     arun(system.dream(max_blocks=10))
     assert arun(system.inbox()).blocks == []
@@ -71,20 +79,26 @@ def test_undo_of_a_dream_restores_the_inbox_exactly(repo: Path) -> None:
     arun(system.close())
 
 
-def test_dream_with_a_scripted_llm_promotes_supersedes_rejects_and_survives_garbage(repo: Path) -> None:
+def test_dream_with_a_scripted_llm_promotes_supersedes_rejects_and_survives_garbage(
+    repo: Path,
+) -> None:
     from elfmem.adapters.scripted import ScriptedLLM
 
     system, _ = arun(MemorySystem.init(repo))
     system.llm = ScriptedLLM([])
     old = arun(system.remember("The API rate-limits at 100 req/min per key", cue="api limits"))
-    system.llm.enqueue('{"alignment": 0.7, "tags": ["api"], "summary": "rate limit", "revision_of": null}')  # type: ignore[union-attr]
+    system.llm.enqueue(
+        '{"alignment": 0.7, "tags": ["api"], "summary": "rate limit", "revision_of": null}'
+    )  # type: ignore[union-attr]
     first = arun(system.dream())
     assert first.mode == "llm" and first.promoted == [old.block_id]
     assert "api" in arun(system.show(old.block_id)).tags
     new = arun(system.remember("The API rate-limits at 1000 req/min per key", cue="api limits"))
     dup = arun(system.remember("The API rate-limits at 1000 req/min per key.", cue="api limits"))
     odd = arun(system.remember("Lunch is at noon on Thursdays"))
-    system.llm.enqueue(f'Sure! {{"alignment": 0.9, "tags": [], "summary": "raised", "revision_of": "{old.block_id}"}}')  # type: ignore[union-attr]
+    system.llm.enqueue(
+        f'Sure! {{"alignment": 0.9, "tags": [], "summary": "raised", "revision_of": "{old.block_id}"}}'
+    )  # type: ignore[union-attr]
     system.llm.enqueue("I cannot answer in JSON today.")  # type: ignore[union-attr]
     second = arun(system.dream())
     assert second.superseded == [{"id": old.block_id, "by": new.block_id}]
@@ -104,6 +118,10 @@ def test_host_analyses_are_validated_and_used(repo: Path) -> None:
     r = arun(system.remember("Prefer small pull requests"))
     with pytest.raises(InvalidInput):
         arun(system.dream(host_analyses={r.block_id: {"alignment": 7}}))
-    result = arun(system.dream(host_analyses={r.block_id: {"alignment": 0.9, "tags": ["practice/review"]}}))
-    assert result.promoted == [r.block_id] and "practice/review" in arun(system.show(r.block_id)).tags
+    result = arun(
+        system.dream(host_analyses={r.block_id: {"alignment": 0.9, "tags": ["practice/review"]}})
+    )
+    assert (
+        result.promoted == [r.block_id] and "practice/review" in arun(system.show(r.block_id)).tags
+    )
     arun(system.close())

@@ -11,12 +11,36 @@ from elfmem.rhythms import recall as recall_mod
 from tests.conftest import arun, git
 
 FACTS = [
-    ("Postgres connection pooling needs pgbouncer above 100 clients", "choosing a connection pooling strategy", ["db/postgres"]),
-    ("Redis needs maxmemory set or it grows until the OOM killer runs", "configuring a redis cache", ["db/redis"]),
-    ("The staging database is refreshed from production every Monday", "when staging data looks old", ["ops"]),
-    ("Use exponential backoff with jitter when the payments API returns 429", "handling rate limits", ["api"]),
-    ("Frontend builds use Vite; the dev server listens on port 5173", "starting the frontend", ["web"]),
-    ("Shard the events table by tenant id once it passes 500 million rows", "database scaling", ["db/postgres"]),
+    (
+        "Postgres connection pooling needs pgbouncer above 100 clients",
+        "choosing a connection pooling strategy",
+        ["db/postgres"],
+    ),
+    (
+        "Redis needs maxmemory set or it grows until the OOM killer runs",
+        "configuring a redis cache",
+        ["db/redis"],
+    ),
+    (
+        "The staging database is refreshed from production every Monday",
+        "when staging data looks old",
+        ["ops"],
+    ),
+    (
+        "Use exponential backoff with jitter when the payments API returns 429",
+        "handling rate limits",
+        ["api"],
+    ),
+    (
+        "Frontend builds use Vite; the dev server listens on port 5173",
+        "starting the frontend",
+        ["web"],
+    ),
+    (
+        "Shard the events table by tenant id once it passes 500 million rows",
+        "database scaling",
+        ["db/postgres"],
+    ),
 ]
 
 
@@ -57,7 +81,11 @@ def test_attention_and_task_never_return_constitutional_blocks_self_only_self(re
 
 def test_task_guarantee_beats_the_constitutional_filter(repo: Path) -> None:
     system = _memory(repo)
-    goal = arun(system.remember("Ship the billing migration this sprint", tags=["self/goal", "self/constitutional"]))
+    goal = arun(
+        system.remember(
+            "Ship the billing migration this sprint", tags=["self/goal", "self/constitutional"]
+        )
+    )
     arun(system.dream())
     r = arun(system.frame("task", "frontend port"))
     assert goal.block_id in _ids(r)
@@ -100,7 +128,11 @@ def test_index_follows_branch_switches_incrementally(repo: Path) -> None:
     system = _memory(repo, seed=False)
     base = _ids(arun(system.recall("frontend dev server port", top_k=3)))
     git(repo, "checkout", "-q", "-b", "experiment")
-    arun(system.remember("The experiment branch serves the frontend on port 3000", cue="frontend dev server port"))
+    arun(
+        system.remember(
+            "The experiment branch serves the frontend on port 3000", cue="frontend dev server port"
+        )
+    )
     arun(system.dream())
     exp = _ids(arun(system.recall("frontend dev server port", top_k=3)))
     assert exp != base
@@ -120,8 +152,12 @@ def test_uncommitted_hand_edit_is_found_by_the_next_recall(repo: Path) -> None:
     listed = arun(system.ls(status="active"))
     target = next(b for b in listed.blocks if "Vite" in b.content)
     path = repo / target.path
-    path.write_text(path.read_text().replace("Vite; the dev server listens on port 5173",
-                                             "Vite; the dev server listens on port 5173 behind the zephyrproxy"))
+    path.write_text(
+        path.read_text().replace(
+            "Vite; the dev server listens on port 5173",
+            "Vite; the dev server listens on port 5173 behind the zephyrproxy",
+        )
+    )
     r = arun(system.recall("zephyrproxy", top_k=1))
     assert r.ranked and r.ranked[0].id == target.id
     arun(system.close())
@@ -139,7 +175,9 @@ def test_parity_passes_fresh_and_fails_when_the_live_index_is_tampered(repo: Pat
     arun(system.close())
 
 
-def test_rebuild_to_never_the_live_index_and_check_reports_file_and_line(repo: Path, tmp_path: Path) -> None:
+def test_rebuild_to_never_the_live_index_and_check_reports_file_and_line(
+    repo: Path, tmp_path: Path
+) -> None:
     system = _memory(repo, seed=False)
     out = arun(system.index_rebuild(tmp_path / "copy.db"))
     assert out.blocks == len(FACTS)
@@ -152,7 +190,11 @@ def test_rebuild_to_never_the_live_index_and_check_reports_file_and_line(repo: P
     path = repo / target.path
     path.write_text(path.read_text().replace("<!-- id: ", "<!-- id: x", 1))
     check = arun(system.index_check())
-    assert not check.ok and check.errors[0]["line"] >= 1 and target.path.split("/")[-1] in check.errors[0]["path"]
+    assert (
+        not check.ok
+        and check.errors[0]["line"] >= 1
+        and target.path.split("/")[-1] in check.errors[0]["path"]
+    )
     arun(system.close())
 
 
@@ -173,7 +215,9 @@ def test_custom_frame_from_config(repo: Path) -> None:
     cfg = system.config
     from dataclasses import replace
 
-    system._core.config = replace(cfg, frames={"ops": {"base": "attention", "include": ["ops"], "top_k": 3}})
+    system._core.config = replace(
+        cfg, frames={"ops": {"base": "attention", "include": ["ops"], "top_k": 3}}
+    )
     r = arun(system.frame("ops", "database"))
     assert r.ranked and all("ops" in b.tags for b in r.ranked)
     arun(system.close())
@@ -184,7 +228,9 @@ def test_signals_equal_across_candidates_do_not_move_the_ranking(repo: Path) -> 
     from elfmem.retrieval.pipeline import SearchSettings
 
     core = system._core
-    plain = recall_mod.frame(core, "attention", "database", top_k=6, settings=SearchSettings(use_mmr=False))
+    plain = recall_mod.frame(
+        core, "attention", "database", top_k=6, settings=SearchSettings(use_mmr=False)
+    )
     sims = [b.similarity for b in plain.ranked]
     assert sims == sorted(sims, reverse=True)
     arun(system.close())

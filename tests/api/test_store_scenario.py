@@ -33,10 +33,19 @@ def test_scripted_scenario_commits_trailers_hand_edit_and_undo(repo: Path) -> No
 
     system, init = arun(MemorySystem.init(repo, name="Ada", seed=True))
     assert len(init.seeded) == 10
-    a = arun(system.remember("Postgres connection pooling needs pgbouncer above 100 clients",
-                             cue="choosing a connection pooling strategy", tags=["db/postgres"]))
-    b = arun(system.remember("Redis needs maxmemory set or it grows until the OOM killer runs",
-                             cue="configuring redis"))
+    a = arun(
+        system.remember(
+            "Postgres connection pooling needs pgbouncer above 100 clients",
+            cue="choosing a connection pooling strategy",
+            tags=["db/postgres"],
+        )
+    )
+    b = arun(
+        system.remember(
+            "Redis needs maxmemory set or it grows until the OOM killer runs",
+            cue="configuring redis",
+        )
+    )
     c = arun(system.remember("The staging database is refreshed every Monday at 06:00 UTC"))
     assert a.status == b.status == c.status == "created"
     assert a.path == b.path  # same category and month → same bucket file
@@ -85,8 +94,12 @@ def test_notes_show_with_plain_git_prints_the_block_events(repo: Path) -> None:
     arun(system.edit(r.block_id, cue="planning CI parallelism"))
     arun(system.close())
     anchor = subprocess.run(
-        ["git", "hash-object", "--stdin"], input=f"elfmem-block {r.block_id}\n", text=True,
-        capture_output=True, cwd=repo, check=True,
+        ["git", "hash-object", "--stdin"],
+        input=f"elfmem-block {r.block_id}\n",
+        text=True,
+        capture_output=True,
+        cwd=repo,
+        check=True,
     ).stdout.strip()
     lines = git(repo, "notes", "--ref=elfmem", "show", anchor).splitlines()
     kinds = sorted(re.search(r'"kind":"(\w+)"', line)[1] for line in lines)  # type: ignore[index]
@@ -104,7 +117,9 @@ def test_duplicate_is_a_graceful_reject_returning_the_existing_id(repo: Path) ->
 
 def test_remember_many_is_one_commit(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
-    items = [{"content": f"Fact number {i}", "cue": f"cue {i}", "tags": ["bulk"]} for i in range(50)]
+    items = [
+        {"content": f"Fact number {i}", "cue": f"cue {i}", "tags": ["bulk"]} for i in range(50)
+    ]
     result = arun(system.remember_many(items))
     assert len(result.created) == 50
     listed = arun(system.ls(tag="bulk"))
@@ -171,7 +186,10 @@ def test_unborn_branch_and_no_repository(tmp_path: Path) -> None:
         (lambda s: s.remember("   \n  "), InvalidInput),
         (lambda s: s.edit("0123456789abcdef", "x"), BlockNotFound),
         (lambda s: s.forget("0123456789abcdef"), BlockNotFound),
-        (lambda s: s.remember("my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"), SecretRefused),
+        (
+            lambda s: s.remember("my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"),
+            SecretRefused,
+        ),
         (lambda s: s.remember("aws AKIAIOSFODNN7EXAMPLE here"), SecretRefused),
         (lambda s: s.remember("x", tags=["has space"]), InvalidInput),
         (lambda s: s.remember("x" * 70_000), InvalidInput),

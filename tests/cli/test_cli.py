@@ -25,15 +25,29 @@ def test_the_issue_walkthrough(repo: Path) -> None:
     code, out, err = run(repo, "init", "--seed", "--name", "Ada")
     assert code == 0, err
     assert '"mcpServers"' in out and str(repo) in out
-    code, out, _ = run(repo, "remember", "Postgres connection pooling needs pgbouncer above 100 clients",
-                       "--cue", "choosing a connection pooling strategy", "--tags", "db/postgres")
+    code, out, _ = run(
+        repo,
+        "remember",
+        "Postgres connection pooling needs pgbouncer above 100 clients",
+        "--cue",
+        "choosing a connection pooling strategy",
+        "--tags",
+        "db/postgres",
+    )
     assert code == 0
     block_id = out.strip()
     code, out, _ = run(repo, "ls", "--json")
     listed = json.loads(out)
     assert block_id in [b["id"] for b in listed["blocks"]] and listed["count"] == 11
-    code, out, _ = run(repo, "edit", block_id, "Postgres needs pgbouncer above 100 concurrent clients",
-                       "--cue", "pooling", "--json")
+    code, out, _ = run(
+        repo,
+        "edit",
+        block_id,
+        "Postgres needs pgbouncer above 100 concurrent clients",
+        "--cue",
+        "pooling",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["changed"]
     assert run(repo, "forget", block_id)[0] == 0
     code, out, _ = run(repo, "undo", "--json")
@@ -51,15 +65,31 @@ def test_the_issue_walkthrough(repo: Path) -> None:
 
 def test_dream_recall_and_index_commands(repo: Path, tmp_path: Path) -> None:
     assert run(repo, "init", "--seed")[0] == 0
-    run(repo, "remember", "Shard the events table by tenant once it passes 500 million rows",
-        "--cue", "database scaling")
+    run(
+        repo,
+        "remember",
+        "Shard the events table by tenant once it passes 500 million rows",
+        "--cue",
+        "database scaling",
+    )
     code, out, _ = run(repo, "dream", "--no-llm", "--json")
     assert code == 0 and len(json.loads(out)["promoted"]) == 1
-    code, out, _ = run(repo, "recall", "database scaling", "--frame", "attention", "--top-k", "8", "--json")
+    code, out, _ = run(
+        repo, "recall", "database scaling", "--frame", "attention", "--top-k", "8", "--json"
+    )
     data = json.loads(out)
     assert code == 0 and "Shard the events table" in data["blocks"][0]["content"]
-    assert set(data["blocks"][0]) >= {"id", "content", "tags", "score", "similarity", "confidence",
-                                     "recency", "centrality", "reinforcement"}
+    assert set(data["blocks"][0]) >= {
+        "id",
+        "content",
+        "tags",
+        "score",
+        "similarity",
+        "confidence",
+        "recency",
+        "centrality",
+        "reinforcement",
+    }
     code, out, _ = run(repo, "recall", "who am I", "--frame", "self")
     assert code == 0 and out.startswith("## You are elf")
     code, out, _ = run(repo, "recall", "database scaling", "--at", "HEAD~1", "--json")
@@ -75,7 +105,9 @@ def test_dream_recall_and_index_commands(repo: Path, tmp_path: Path) -> None:
 def test_batch_from_file_and_stdin_is_one_commit_each(repo: Path, tmp_path: Path) -> None:
     run(repo, "init")
     batch = tmp_path / "batch.jsonl"
-    batch.write_text("\n".join(json.dumps({"content": f"Batch fact {i}", "tags": ["b"]}) for i in range(5)))
+    batch.write_text(
+        "\n".join(json.dumps({"content": f"Batch fact {i}", "tags": ["b"]}) for i in range(5))
+    )
     before = int(git(repo, "rev-list", "--count", "HEAD"))
     assert run(repo, "remember", "--batch", str(batch))[0] == 0
     lines = "\n".join(json.dumps({"content": f"Stdin fact {i}"}) for i in range(3))
@@ -95,7 +127,9 @@ def test_batch_from_file_and_stdin_is_one_commit_each(repo: Path, tmp_path: Path
         (("undo", "HEAD~1"), "not made by elfmem"),
     ],
 )
-def test_errors_print_error_and_recovery_and_exit_nonzero(repo: Path, args: tuple[str, ...], needle: str) -> None:
+def test_errors_print_error_and_recovery_and_exit_nonzero(
+    repo: Path, args: tuple[str, ...], needle: str
+) -> None:
     run(repo, "init")
     head = git(repo, "rev-parse", "HEAD")
     code, out, err = run(repo, *args)
@@ -117,11 +151,25 @@ def test_bad_batch_line_names_the_line(repo: Path, tmp_path: Path) -> None:
 def test_git_elfmem_runs_as_a_git_subcommand(repo: Path) -> None:
     exe = shutil.which("git-elfmem") or str(Path(sys.executable).with_name("git-elfmem"))
     if not Path(exe).exists():
-        pytest.skip("git-elfmem is not installed in this environment (pip install -e . installs it)")
+        pytest.skip(
+            "git-elfmem is not installed in this environment (pip install -e . installs it)"
+        )
     env = {**os.environ, "PATH": f"{Path(exe).parent}{os.pathsep}{os.environ['PATH']}"}
-    out = subprocess.run(["git", "elfmem", "init", "--name", "Ada"], cwd=repo, env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["git", "elfmem", "init", "--name", "Ada"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "Initialised memory for Ada" in out.stdout
-    out = subprocess.run(["git", "elfmem", "remember", "via git", "--json"], cwd=repo, env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["git", "elfmem", "remember", "via git", "--json"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(out.stdout)["status"] == "created"

@@ -27,4 +27,6 @@ def test_cli_guide_and_agent_docs(tmp_path) -> None:  # type: ignore[no-untyped-
     result = CliRunner().invoke(cli, ["guide", "outcome"])
     assert result.exit_code == 0 and "signal" in result.stdout
     result = CliRunner().invoke(cli, ["-C", str(tmp_path), "agent-docs"])
-    assert result.exit_code == 0 and (tmp_path / ".elfmem/AGENT.md").read_text().startswith("# elfmem")
+    assert result.exit_code == 0 and (tmp_path / ".elfmem/AGENT.md").read_text().startswith(
+        "# elfmem"
+    )
