@@ -1,9 +1,13 @@
 """The ledger's storage: one JSONL note per block under ``refs/notes/elfmem``.
 
 Notes are keyed by a deterministic anchor (the blob oid of ``elfmem-block <id>\\n``) so every clone
-computes the same key and it survives edits, moves and rebases. We write the notes tree ourselves
-with a 2/38 fanout and path copy: libgit2's ``create_note`` rewrites one flat tree of every note on
-each append, which costs tens of milliseconds per event at 10k blocks.
+computes the same key and it survives edits, moves and rebases. The anchor blob itself is not
+written: ``git notes show <oid>`` and ``git notes add`` accept a full object id whether or not the
+object exists, clones would not receive it, and ``git gc`` would prune it as unreachable anyway.
+
+We write the notes tree ourselves with a 2/38 fanout and path copy: libgit2's ``create_note``
+rewrites one flat tree of every note on each append, which costs tens of milliseconds per event
+at 10k blocks.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
 from elfmem.errors import ConflictError, InvalidInput
+from elfmem.store.objects import ObjectBatch
 
 NOTES_REF = "refs/notes/elfmem"
 CLOCK_ANCHOR_TEXT = "elfmem-clock\n"
@@ -104,29 +109,6 @@ def _diff(old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str, out: se
         blob_a, blob_b = a is not None and sub_a is None, b is not None and sub_b is None
         if len(full) == 40 and (blob_a or blob_b):
             out.add(full)
-
-
-def _rewrite(
-    repo: pygit2.Repository, tree: pygit2.Tree | None, changes: Mapping[_Path, pygit2.Oid | None]
-) -> pygit2.Oid | None:
-    """Path copy: rebuild only the subtrees a change touches; None means the tree became empty."""
-    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    nested: dict[str, dict[_Path, pygit2.Oid | None]] = {}
-    for path, oid in changes.items():
-        if len(path) > 1:
-            nested.setdefault(path[0], {})[path[1:]] = oid
-        elif oid is not None:
-            builder.insert(path[0], oid, FileMode.BLOB)
-        elif builder.get(path[0]) is not None:
-            builder.remove(path[0])
-    for name, sub_changes in nested.items():
-        old = tree[name] if tree is not None and name in tree else None
-        new = _rewrite(repo, old if isinstance(old, pygit2.Tree) else None, sub_changes)
-        if new is not None:
-            builder.insert(name, new, FileMode.TREE)
-        elif builder.get(name) is not None:
-            builder.remove(name)
-    return builder.write() if len(builder) else None
 
 
 def union_note(existing: str, lines: Sequence[str]) -> str | None:
@@ -221,16 +203,12 @@ class NotesLedger:
         _diff(self._tree(old_tip), self._tree(new_tip), "", changed)
         return changed
 
-    def anchor_block(self, block_id: str) -> str:
-        """The block's anchor, with its blob written so plain ``git notes show`` resolves it."""
-        return str(self.repo.create_blob(anchor_text(block_id).encode()))
-
     def append_blocks(
         self, lines_by_block: Mapping[str, Sequence[str]], message: str
     ) -> str | None:
         """``append`` keyed by block id instead of anchor."""
         by_anchor = {
-            self.anchor_block(block_id): lines for block_id, lines in lines_by_block.items()
+            anchor_for_block(block_id): lines for block_id, lines in lines_by_block.items()
         }
         return self.append(by_anchor, message)
 
@@ -250,8 +228,6 @@ class NotesLedger:
                     f"lines for {anchor} must be a sequence of lines, not one string",
                     "Pass a list: {anchor: [line]}.",
                 )
-        if clock_anchor() in lines_by_anchor:
-            self.repo.create_blob(CLOCK_ANCHOR_TEXT.encode())
         last: Exception | None = None
         for attempt in range(MAX_ATTEMPTS):
             try:
@@ -276,6 +252,7 @@ class NotesLedger:
         old_tip = None if ref is None else str(ref.target)
         tree = self._tree(old_tip)
         changes: dict[_Path, pygit2.Oid | None] = {}
+        batch = ObjectBatch(self.repo)
         for anchor, lines in lines_by_anchor.items():
             existing, paths = self._text(tree, anchor)
             merged = union_note(existing, lines)
@@ -283,10 +260,11 @@ class NotesLedger:
                 continue
             target = (anchor[:2], anchor[2:])
             changes.update({path: None for path in paths if path != target})
-            changes[target] = self.repo.create_blob(merged.encode("utf-8", "surrogateescape"))
+            changes[target] = batch.blob(merged.encode("utf-8", "surrogateescape"))
         if not changes:
             return None
-        tree_oid = _rewrite(self.repo, tree, changes) or self.repo.TreeBuilder().write()
+        tree_oid = batch.edit(tree, changes) or batch.tree([])
+        batch.store()
         committer = committer or self._committer or self._default_signature()
         author = author or self._author or committer
         parents = [] if old_tip is None else [old_tip]

@@ -22,7 +22,8 @@ from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.errors import ConflictError
 from elfmem.store import repo as repo_mod
-from elfmem.store.tree import blob_at, edit_tree
+from elfmem.store.objects import ObjectBatch
+from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, remember_parsed
 
 _MAX_ATTEMPTS = 40
@@ -116,21 +117,23 @@ class MemoryWriter:
         if plan is None or not (plan.files or plan.raw):
             return None
         blobs: dict[str, bytes | None] = {}
-        changes: dict[str, pygit2.Oid | None] = {}
+        changes: dict[tuple[str, ...], pygit2.Oid | None] = {}
+        batch = ObjectBatch(self.repo)
         for relpath, edit in plan.files.items():
             text = edit.text if edit.text is not None else render_file(edit.blocks)
             data = text.encode("utf-8") if edit.blocks else None
             blobs[relpath] = data
-            oid = self.repo.create_blob(data) if data is not None else None
+            oid = batch.blob(data) if data is not None else None
             if oid is not None:
                 remember_parsed(str(oid), edit.blocks)
-            changes[f"{MEMORY_DIR}/{relpath}"] = oid
+            changes[tuple(f"{MEMORY_DIR}/{relpath}".split("/"))] = oid
         for path, raw in plan.raw.items():
-            changes[path] = self.repo.create_blob(raw) if raw is not None else None
+            changes[tuple(path.split("/"))] = batch.blob(raw) if raw is not None else None
         base_tree = tip.tree if tip is not None else None
-        tree_oid = edit_tree(self.repo, base_tree, changes) or self.repo.TreeBuilder().write()
+        tree_oid = batch.edit(base_tree, changes) or batch.tree([])
         if base_tree is not None and tree_oid == base_tree.id:
             return None
+        batch.store()
         author, committer = repo_mod.identities(self.repo, self.agent)
         now = int(time.time())
         carried = sorted(view.carried & set(plan.files))

@@ -1,0 +1,183 @@
+"""New git objects gathered per write, then stored loose or as one pack.
+
+A write makes blobs, the trees along each changed path and (later) a commit. Storing each as a
+loose object costs a file creation apiece, which dominates a batch: 1,000 ledger notes took 2.2 s
+as loose files on the development machine. Above ``PACK_THRESHOLD`` objects we write one pack and
+its index instead, the way ``git fast-import`` and ``git receive-pack`` do; below it we keep git's
+default of loose objects so that single writes do not leave a trail of tiny packs.
+
+Trees are serialised here (not through ``TreeBuilder``, which writes each tree to the odb at
+once) so that a whole write's objects can go into the same pack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import zlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode, ObjectType
+
+PACK_THRESHOLD = 100  # git's transfer.unpackLimit: fewer objects than this stay loose
+_MAX_OFFSET = 2**31  # pack .idx v2 without a large-offset table
+
+_TYPE_NAMES = {
+    ObjectType.COMMIT: b"commit",
+    ObjectType.TREE: b"tree",
+    ObjectType.BLOB: b"blob",
+}
+
+TreeEntry = tuple[str, int, bytes]  # (name, file mode, raw 20-byte oid)
+
+
+def object_id(kind: ObjectType, data: bytes) -> bytes:
+    """The raw SHA-1 git gives an object of this type and content."""
+    header = b"%s %d\0" % (_TYPE_NAMES[kind], len(data))
+    return hashlib.sha1(header + data).digest()
+
+
+def tree_bytes(entries: Iterable[TreeEntry]) -> bytes:
+    """A tree object's content; entries sorted as git sorts them (a tree's name ends in '/')."""
+
+    def key(entry: TreeEntry) -> bytes:
+        name = entry[0].encode("utf-8", "surrogateescape")
+        return name + b"/" if entry[1] == FileMode.TREE else name
+
+    return b"".join(
+        b"%o %s\0%s" % (int(mode), name.encode("utf-8", "surrogateescape"), oid)
+        for name, mode, oid in sorted(entries, key=key)
+    )
+
+
+def objects_dir(repo: pygit2.Repository) -> Path:
+    """The object directory, shared by every worktree of the repository."""
+    gitdir = Path(repo.path)
+    common = gitdir / "commondir"
+    if common.is_file():
+        gitdir = (gitdir / common.read_text().strip()).resolve()
+    return gitdir / "objects"
+
+
+class ObjectBatch:
+    """Objects made during one write; nothing reaches the repository until ``store``."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._objects: dict[bytes, tuple[ObjectType, bytes]] = {}
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def add(self, kind: ObjectType, data: bytes) -> pygit2.Oid:
+        oid = object_id(kind, data)
+        self._objects.setdefault(oid, (kind, data))
+        return pygit2.Oid(raw=oid)
+
+    def blob(self, data: bytes) -> pygit2.Oid:
+        return self.add(ObjectType.BLOB, data)
+
+    def tree(self, entries: Iterable[TreeEntry]) -> pygit2.Oid:
+        return self.add(ObjectType.TREE, tree_bytes(entries))
+
+    def edit(
+        self, base: pygit2.Tree | None, changes: Mapping[tuple[str, ...], pygit2.Oid | None]
+    ) -> pygit2.Oid | None:
+        """Path copy: ``{path parts: blob oid or None (delete)}`` applied to ``base``.
+
+        Only the trees along changed paths are rebuilt; None means the result is empty.
+        """
+        entries: dict[str, TreeEntry] = {}
+        if base is not None:
+            for entry in base:
+                name = entry.name or ""
+                entries[name] = (name, entry.filemode, entry.id.raw)
+        nested: dict[str, dict[tuple[str, ...], pygit2.Oid | None]] = {}
+        for path, oid in changes.items():
+            if len(path) > 1:
+                nested.setdefault(path[0], {})[path[1:]] = oid
+            elif oid is None:
+                entries.pop(path[0], None)
+            else:
+                entries[path[0]] = (path[0], FileMode.BLOB, oid.raw)
+        for name, sub in nested.items():
+            current = base[name] if base is not None and name in base else None
+            subtree = current if isinstance(current, pygit2.Tree) else None
+            new = self.edit(subtree, sub)
+            if new is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = (name, FileMode.TREE, new.raw)
+        return self.tree(entries.values()) if entries else None
+
+    def store(self) -> None:
+        """Put every gathered object in the repository: loose when few, else one pack."""
+        pending = [(oid, kind, data) for oid, (kind, data) in self._objects.items()]
+        self._objects.clear()
+        if len(pending) >= PACK_THRESHOLD and write_pack(objects_dir(self.repo), pending):
+            return
+        odb = self.repo.odb
+        for _, kind, data in pending:
+            odb.write(kind, data)  # an object already present is only freshened
+
+
+def _entry_header(kind: ObjectType, size: int) -> bytes:
+    out = bytearray()
+    byte = (int(kind) << 4) | (size & 0x0F)
+    size >>= 4
+    while size:
+        out.append(byte | 0x80)
+        byte = size & 0x7F
+        size >>= 7
+    out.append(byte)
+    return bytes(out)
+
+
+def write_pack(directory: Path, objects: list[tuple[bytes, ObjectType, bytes]]) -> bool:
+    """Write ``objects`` (undeltified) as ``pack-<sha>.pack`` + ``.idx`` (version 2).
+
+    The index is renamed into place last: git and libgit2 see a pack only once its index exists,
+    so a crash leaves at most an unused temporary file. False (nothing written) when the pack
+    would need the large-offset table; the caller then stores the objects loose.
+    """
+    body = bytearray(b"PACK" + struct.pack(">II", 2, len(objects)))
+    located: list[tuple[bytes, int, int]] = []
+    for oid, kind, data in objects:
+        offset = len(body)
+        if offset >= _MAX_OFFSET:
+            return False
+        entry = _entry_header(kind, len(data)) + zlib.compress(data)
+        located.append((oid, zlib.crc32(entry), offset))
+        body += entry
+    pack_sha = hashlib.sha1(body).digest()
+    body += pack_sha
+    located.sort()
+    fanout = [0] * 256
+    for oid, _, _ in located:
+        fanout[oid[0]] += 1
+    running = 0
+    for i in range(256):
+        running += fanout[i]
+        fanout[i] = running
+    idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+    idx += struct.pack(">256I", *fanout)
+    idx += b"".join(oid for oid, _, _ in located)
+    idx += b"".join(struct.pack(">I", crc) for _, crc, _ in located)
+    idx += b"".join(struct.pack(">I", offset) for _, _, offset in located)
+    idx += pack_sha
+    idx += hashlib.sha1(idx).digest()
+    pack_dir = directory / "pack"
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    stem = pack_dir / f"pack-{pack_sha.hex()}"
+    for suffix, data in ((".pack", body), (".idx", idx)):
+        tmp = pack_dir / f"tmp_elfmem_{os.getpid()}{suffix}"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, stem.with_suffix(suffix))
+    return True
