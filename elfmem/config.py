@@ -150,4 +150,5 @@ def render(config: ElfmemConfig) -> str:
     data = config.to_dict()
     if not data["frames"]:
         data.pop("frames")
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    return text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from elfmem.adapters.llm import RETRIES, JsonEndpoint, require_key
+from elfmem.adapters.endpoint import RETRIES, JsonEndpoint, require_key
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -30,8 +30,10 @@ class AnthropicLLM:
         self.model = model
         # Like the SDK, base_url is the host; tolerate one written with the /v1 suffix.
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
-        headers = {"x-api-key": require_key(api_key_env), "anthropic-version": ANTHROPIC_VERSION}
+        key = require_key(api_key_env, "llm")
+        headers = {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
         self._endpoint = JsonEndpoint(
+            "llm",
             f"{self.base_url}/v1/messages",
             headers,
             timeout=timeout,

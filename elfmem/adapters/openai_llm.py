@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from elfmem.adapters.llm import RETRIES, JsonEndpoint, require_key
+from elfmem.adapters.endpoint import RETRIES, JsonEndpoint, require_key
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -29,8 +29,11 @@ class OpenAILLM:
     ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
-        headers = {"Authorization": f"Bearer {require_key(api_key_env)}"} if api_key_env else {}
+        headers: dict[str, str] = {}
+        if api_key_env:
+            headers["Authorization"] = "Bearer " + require_key(api_key_env, "llm")
         self._endpoint = JsonEndpoint(
+            "llm",
             f"{self.base_url}/chat/completions",
             headers,
             timeout=timeout,

@@ -2,12 +2,12 @@
 
 ``hook pre-commit`` reads git's index and nothing else, so it skips opening the memory: importing
 the whole API costs far more than the check. The other hooks open the memory, make one call and
-never fail the git command that ran them: a problem is one warning line on stderr.
+never fail the git command that ran them: an elfmem error is printed as every command prints one
+(``Error:``/``Recovery:``), followed by a line saying the hook was skipped.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -88,29 +88,26 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> N
             click.echo(result.summary, err=True)
             sys.exit(1)
     elif name == "pre-push":
-        _never_failing(ctx, name, _flush)
+        _never_failing(ctx, name, json_, _flush)
     elif logic.wants_reindex(name, args):
-        _never_failing(ctx, name, _reindex)
+        _never_failing(ctx, name, json_, _reindex)
 
 
 def _never_failing(
-    ctx: click.Context, name: str, action: Callable[[MemorySystem], Awaitable[Result]]
+    ctx: click.Context, name: str, json_: bool, action: Callable[[MemorySystem], Awaitable[Result]]
 ) -> None:
-    from elfmem.api import MemorySystem
-
-    async def go() -> Result:
-        system = await MemorySystem.from_config(repo_path(ctx))
-        try:
-            return await action(system)
-        finally:
-            await system.close()
-
+    """Run one call through ``run``, but never fail the git command that ran the hook."""
     try:
-        result = asyncio.run(go())
+        result = run(ctx, json_, action)
+    except SystemExit:  # run() has printed the elfmem error and its recovery, then exited
+        click.echo(f"elfmem: {name} hook skipped (the error above); git carries on", err=True)
+        return
     except Exception as exc:  # a hook must never break the user's git command
         first = (str(exc).splitlines() or [""])[0]
         click.echo(f"elfmem: {name} hook skipped ({type(exc).__name__}: {first})", err=True)
         return
+    if json_:
+        emit(result, True)
     if isinstance(result, logic.ReindexResult) and result.errors:
         click.echo(f"elfmem: {result.summary}", err=True)
     elif isinstance(result, logic.FlushResult) and result.events:

@@ -87,7 +87,8 @@ DEFAULT_SELF = """# Constitution
 This file is the raw constitution of {name}. It is read whole into the SELF frame and never split
 into blocks, so nothing automatic can decay, supersede or rewrite it. Edit it by hand and commit it.
 
-- Be useful, be honest about uncertainty, and say plainly when the evidence disagrees with a principle.
+- Be useful, be honest about uncertainty, and say plainly when the evidence disagrees with a
+  principle.
 """
 
 

@@ -6,7 +6,9 @@ One commit holds whatever was missing: the config, the raw constitution, the fol
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from elfmem.block.layout import MEMORY_DIR, STATUS_DIRS, month_of
@@ -39,8 +41,8 @@ class InitResult(Result):
             return f"Memory at {self.root} is already set up; nothing to change."
         what = ", ".join(self.files) if self.files else "no files"
         return (
-            f"Initialised memory for {self.agent_name} at {self.root} (commit {self.commit_id[:12]}): "
-            f"{what}; {len(self.seeded)} blocks seeded."
+            f"Initialised memory for {self.agent_name} at {self.root} "
+            f"(commit {self.commit_id[:12]}): {what}; {len(self.seeded)} blocks seeded."
         )
 
 
@@ -59,7 +61,7 @@ def _filled_roles(core: Core) -> set[str]:
 def _seed(
     core: Core,
     seeds: tuple[SeedBlock, ...],
-    tags_for: object,
+    tags_for: Callable[[str], tuple[str, ...]],
     filled: set[str],
     name: str,
     key: str = "",
@@ -69,10 +71,45 @@ def _seed(
         role = f"{key}-{seed.role}" if key else seed.role
         if role in filled:
             continue
-        tags = tags_for(seed.role)  # type: ignore[operator]
+        tags = tags_for(seed.role)
         item = Capture(seed.content.format(name=name), seed.cue, tuple(tags), "self", pinned=True)
         out.append(make_block(core, item))
     return out
+
+
+def _seed_blocks(core: Core, seed: bool, template: str | None, name: str) -> list[Block]:
+    """The constitution and template blocks for roles no live block fills yet."""
+    filled = _filled_roles(core)
+    blocks: list[Block] = []
+    if seed:
+        blocks += _seed(core, CONSTITUTION, seed_tags, filled, name)
+    if template is not None:
+        tags_for = partial(template_tags, template)
+        blocks += _seed(core, TEMPLATES[template][1], tags_for, filled, name, template)
+    return blocks
+
+
+def _scaffold(
+    core: Core, write_config: bool, self_text: str | None, name: str
+) -> dict[str, bytes | None]:
+    """The non-block files init writes: config, constitution, folder keepers, .gitattributes."""
+    root = core.store.root
+    raw: dict[str, bytes | None] = {}
+    if write_config:
+        raw[CONFIG_PATH] = render(core.config).encode("utf-8")
+    self_path = f"{MEMORY_DIR}/self.md"
+    if self_text is not None:
+        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode()
+    elif not (root / self_path).exists():
+        raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
+    for folder in STATUS_DIRS.values():
+        keep = f"{MEMORY_DIR}/{folder}/.gitkeep"
+        if not (root / keep).exists():
+            raw[keep] = b""
+    attrs = _gitattributes(root)
+    if attrs is not None:
+        raw[".gitattributes"] = attrs
+    return raw
 
 
 def init(
@@ -90,35 +127,9 @@ def init(
             f"Choose one of: {', '.join(TEMPLATES)} (`elfmem templates`).",
         )
     name = core.config.project.agent_name
-    filled = _filled_roles(core)
-    blocks: list[Block] = []
-    if seed:
-        blocks += _seed(core, CONSTITUTION, seed_tags, filled, name)
-    if template is not None:
-        blocks += _seed(
-            core,
-            TEMPLATES[template][1],
-            lambda r: template_tags(template, r),
-            filled,
-            name,
-            template,
-        )
+    blocks = _seed_blocks(core, seed, template, name)
+    raw = _scaffold(core, write_config, self_text, name)
     root = core.store.root
-    raw: dict[str, bytes | None] = {}
-    if write_config:
-        raw[CONFIG_PATH] = render(core.config).encode("utf-8")
-    self_path = f"{MEMORY_DIR}/self.md"
-    if self_text is not None:
-        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode()
-    elif not (root / self_path).exists():
-        raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
-    for folder in STATUS_DIRS.values():
-        keep = f"{MEMORY_DIR}/{folder}/.gitkeep"
-        if not (root / keep).exists():
-            raw[keep] = b""
-    attrs = _gitattributes(root)
-    if attrs is not None:
-        raw[".gitattributes"] = attrs
 
     def build(view: MemoryView) -> Plan | None:
         plan = Plan(op="init", subject=f"init: memory for {name}", block_ids=[b.id for b in blocks])

@@ -309,8 +309,9 @@ def test_openai_gives_up_with_the_server_message(stub: tuple[Stub, str]) -> None
     assert caught.value.recovery
     assert len(state.requests) == 3
     state.script = [(401, {}, b'{"error": {"message": "bad key"}}')]
-    with pytest.raises(ConfigError, match="bad key"):
+    with pytest.raises(ConfigError, match="bad key") as caught:
         client(url).embed(["hello"])
+    assert "`embeddings.api_key_env`" in caught.value.recovery
     state.script = [(404, {}, b'{"error": "model not found"}')]
     with pytest.raises(ElfmemError, match="model not found") as caught:
         client(url).embed(["hello"])

@@ -15,7 +15,8 @@ import pytest
 from elfmem.adapters.analysis import NEUTRAL, SYSTEM, Analysis, analyse, parse_analysis
 from elfmem.adapters.anthropic_llm import ANTHROPIC_VERSION, AnthropicLLM
 from elfmem.adapters.dotenv import load_dotenv, parse_dotenv
-from elfmem.adapters.llm import make_llm, resolve_check, retry_wait
+from elfmem.adapters.endpoint import retry_wait
+from elfmem.adapters.llm import make_llm, resolve_check
 from elfmem.adapters.openai_llm import OpenAILLM
 from elfmem.adapters.scripted import ScriptedLLM
 from elfmem.config import LLMConfig
@@ -309,7 +310,7 @@ def test_openai_bad_request_fails_at_once_pointing_at_the_config(stub: Stub) -> 
     with pytest.raises(ElfmemError) as info:
         llm.complete("", "q", max_tokens=8, temperature=0.0)
     assert len(stub.seen) == 1
-    assert "not found" in info.value.message and "`model`" in info.value.recovery
+    assert "not found" in info.value.message and "`llm.model`" in info.value.recovery
 
 
 @pytest.mark.usefixtures("keys")

@@ -246,7 +246,9 @@ def test_a_broken_config_never_fails_a_checkout(repo: Path) -> None:
     (repo / ".elfmem/config.yaml").write_text("project: [unclosed\n")
     done = _git(repo, "switch", "-q", "main")
     assert done.returncode == 0
-    assert "elfmem: post-checkout hook skipped (ConfigError" in done.stderr
+    assert "Error: " in done.stderr and "not valid YAML" in done.stderr
+    assert "Recovery: Fix the YAML in" in done.stderr
+    assert "elfmem: post-checkout hook skipped" in done.stderr
 
 
 # ---- chaining, hooksPath, uninstall -----------------------------------------------------------
@@ -388,3 +390,16 @@ def test_hook_command_checks_named_paths_as_the_pre_commit_framework_passes_them
     assert result.exit_code == 0
     result = runner.invoke(cli, ["-C", str(repo), "hook", "pre-fetch"])
     assert result.exit_code == 2
+
+
+def test_reindex_hook_speaks_json_and_exits_0_even_when_memory_cannot_open(repo: Path) -> None:
+    _memory(repo)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["-C", str(repo), "hook", "--json", "post-merge"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["errors"] == []
+    (repo / ".elfmem/config.yaml").write_text("project: [unclosed\n")
+    result = runner.invoke(cli, ["-C", str(repo), "hook", "--json", "post-merge"])
+    assert result.exit_code == 0
+    assert "not valid YAML" in json.loads(result.stdout)["error"]
+    assert "elfmem: post-merge hook skipped" in result.stderr
