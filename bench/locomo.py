@@ -85,8 +85,21 @@ def bm25_rank(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> 
     return sorted(range(n), key=lambda i: -scores[i])
 
 
+async def open_memory(
+    conv: dict[str, Any], ts: list[dict[str, str]], with_date: bool, where: Path
+) -> MemorySystem:
+    """The conversation's memory at ``where``: built through the product path unless kept there."""
+    if (where / ".elfmem" / "config.yaml").exists():
+        return await MemorySystem.from_config(where)
+    system, _ = await MemorySystem.init(where)
+    items = [{"content": t["text"], "cue": f"said on {t['date']}" if with_date else ""} for t in ts]
+    await system.remember_many(items)
+    await system.dream(max_blocks=len(items) + 1, no_llm=True)
+    return system
+
+
 async def run_conversation(
-    conv: dict[str, Any], variants: list[str], with_date: bool
+    conv: dict[str, Any], variants: list[str], with_date: bool, keep: Path | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     ts = turns(conv)
     ids_by_text: dict[str, list[str]] = defaultdict(list)
@@ -95,12 +108,8 @@ async def run_conversation(
     valid = {t["dia_id"] for t in ts}
     out: dict[str, list[dict[str, Any]]] = {v: [] for v in [*variants, "bm25"]}
     with tempfile.TemporaryDirectory() as tmp:
-        system, _ = await MemorySystem.init(Path(tmp))
-        items = [
-            {"content": t["text"], "cue": f"said on {t['date']}" if with_date else ""} for t in ts
-        ]
-        await system.remember_many(items)
-        await system.dream(max_blocks=len(items) + 1, no_llm=True)
+        where = Path(tmp) if keep is None else keep / f"{conv['sample_id']}-date{int(with_date)}"
+        system = await open_memory(conv, ts, with_date, where)
         core = system._core
         unique_texts = list(ids_by_text)
         for qa in conv["qa"]:
@@ -109,7 +118,9 @@ async def run_conversation(
                 continue
             question = str(qa["question"])
             for v in variants:
-                res = recall_mod.frame(core, "attention", question, top_k=10, settings=VARIANTS[v])
+                res = recall_mod.frame(
+                    core, "attention", question, top_k=10, reinforce=False, settings=VARIANTS[v]
+                )
                 ranked = [d for b in res.ranked for d in ids_by_text.get(b.content, [])]
                 out[v].append(
                     {
@@ -159,13 +170,21 @@ async def main() -> None:
     ap.add_argument(
         "--no-date-cue", action="store_true", help="Do not put the session date in the cue."
     )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="Keep each conversation's memory under this folder and reuse it on the next run.",
+    )
     args = ap.parse_args()
     variants = args.variant or ["default"]
     data = json.loads(args.data.read_text())
     t0 = time.perf_counter()
     merged: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for conv in data:
-        for name, rows in (await run_conversation(conv, variants, not args.no_date_cue)).items():
+        for name, rows in (
+            await run_conversation(conv, variants, not args.no_date_cue, args.keep)
+        ).items():
             merged[name] += rows
     print(table(dict(merged)))
     print(

@@ -7,7 +7,6 @@ index loses no adaptive state.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -43,8 +42,9 @@ class LedgerView:
         self.store = store
         self.fixed_tip = tip
         """Read the ledger as of this notes commit (time travel; "" = before any), no spool."""
-        self._key: tuple[object, ...] | None = None
+        self._key: tuple[str | None] | None = None
         self._spool: dict[str, list[str]] = {}
+        self._spool_offset = 0
         self._folded: dict[str, Folded] = {}
         self._folded_by_anchor: dict[str, str] = {}
         self._clock: list[tuple[float, float]] | None = None
@@ -52,31 +52,34 @@ class LedgerView:
         """(id, wall-clock start) of this process's session, counted up to now."""
 
     def _refresh(self) -> None:
-        """Keep folds whose notes did not change: evict by notes diff and by spooled anchors."""
-        try:
-            st = os.stat(self.store.spool.path)
-            spool_key: tuple[float, int] = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            spool_key = (0, 0)
+        """Keep folds whose notes did not change: evict by notes diff and by newly spooled anchors.
+
+        The spool is append-only between flushes, so only its new tail is read. A flush moves the
+        notes tip, and a moved tip (or a shorter spool) starts the spool over from its beginning.
+        """
         tip = self.fixed_tip if self.fixed_tip is not None else self.store.ledger.tip()
-        key = (tip, spool_key)
-        if key == self._key:
+        size = 0 if self.fixed_tip is not None else self.store.spool.size()
+        if self._key is not None and tip == self._key[0] and size == self._spool_offset:
             return
-        old_tip = self._key[0] if self._key is not None else None
-        stale = set(self._spool)
-        if self._key is not None and old_tip != tip:
-            stale |= (
-                self.store.ledger.changed_anchors(old_tip, tip)
-                if old_tip and tip
-                else set(self._folded_by_anchor)
-            )
-        self._key = key
-        self._clock = None
-        self._spool = {}
+        stale: set[str] = set()
+        if self._key is None or tip != self._key[0] or size < self._spool_offset:
+            old_tip = self._key[0] if self._key is not None else None
+            if self._key is not None and old_tip != tip:
+                stale |= (
+                    self.store.ledger.changed_anchors(str(old_tip), tip)
+                    if old_tip and tip
+                    else set(self._folded_by_anchor)
+                )
+            stale |= set(self._spool)
+            self._spool, self._spool_offset, self._clock = {}, 0, None
+        self._key = (tip,)
         if self.fixed_tip is None:
-            for anchor, line in self.store.spool.entries():
+            tail, self._spool_offset = self.store.spool.read_from(self._spool_offset)
+            for anchor, line in tail:
                 self._spool.setdefault(anchor, []).append(line)
-        stale |= set(self._spool)
+                stale.add(anchor)
+        if clock_anchor() in stale:
+            self._clock = None
         for anchor in stale:
             block_id = self._folded_by_anchor.pop(anchor, None)
             if block_id is not None:
@@ -123,14 +126,8 @@ class LedgerView:
 
     def learned_edges(self, folded: Folded) -> dict[tuple[str, str], float]:
         """Ledger edges plus co-retrieval pairs that have graduated, capped at the strongest few."""
-        edges = {k: w for k, w in folded.edges.items() if w > 0}
-        for other, sessions in folded.cooccur_sessions.items():
-            if len(sessions) >= CO_RETRIEVAL_SESSIONS:
-                edges[(other, "co_retrieval")] = max(
-                    edges.get((other, "co_retrieval"), 0.0), CO_RETRIEVAL_WEIGHT
-                )
-        strongest = sorted(edges.items(), key=lambda kv: (-kv[1], kv[0]))[:DEGREE_CAP]
-        return dict(strongest)
+        strongest = sorted(all_learned_edges(folded).items(), key=lambda kv: (-kv[1], kv[0]))
+        return dict(strongest[:DEGREE_CAP])
 
     def states(
         self, rows: Sequence[BlockRow], declared: Mapping[str, int]
@@ -155,6 +152,16 @@ class LedgerView:
                 degree=sum(self.learned_edges(f).values()) + declared.get(row.id, 0),
             )
         return out
+
+
+def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
+    """Every live learned edge of a block, uncapped: what dream counts against the degree cap."""
+    edges = {k: w for k, w in folded.edges.items() if w > 0}
+    for other, sessions in folded.cooccur_sessions.items():
+        if len(sessions) >= CO_RETRIEVAL_SESSIONS:
+            key = (other, "co_retrieval")
+            edges[key] = max(edges.get(key, 0.0), CO_RETRIEVAL_WEIGHT)
+    return edges
 
 
 def declared_degree(db: IndexDB, ids: Iterable[str]) -> dict[str, int]:

@@ -93,7 +93,7 @@ def curate(core: Core, top_k: int | None = None) -> CurateResult:
     top = [r.id for r in ranked[:k] if beta_evidence(states[r.id].alpha, states[r.id].beta) > 0]
     if top:
         now = core.ledger.now_hours()
-        core.store.spool.extend(
+        core.store.spool_events(
             (anchor_for_block(b), core.event("reinforce", b, at=now)) for b in top
         )
     commit_id = _archive(core, archive) if archive else None

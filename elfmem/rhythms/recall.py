@@ -124,11 +124,11 @@ def _reinforce(core: Core, ids: list[str]) -> None:
         staged.add(pair)
         entries.append((anchor_for_block(a), core.event("cooccur", a, other=b, session=session)))
         entries.append((anchor_for_block(b), core.event("cooccur", b, other=a, session=session)))
-    core.store.spool.extend(entries)
+    core.store.spool_events(entries)
 
 
 def record_use(core: Core, block_ids: Sequence[str]) -> int:
     """The weaker signal: these blocks were relevant (not necessarily right). Spooled."""
     now = core.ledger.now_hours()
-    core.store.spool.extend((anchor_for_block(b), core.event("use", b, at=now)) for b in block_ids)
+    core.store.spool_events((anchor_for_block(b), core.event("use", b, at=now)) for b in block_ids)
     return len(block_ids)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pygit2
@@ -14,7 +14,7 @@ from elfmem.store.log import CommitInfo
 from elfmem.store.notes import NotesLedger, anchor_for_block
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
-from elfmem.store.spool import Spool
+from elfmem.store.spool import FLUSH_BYTES, Spool
 from elfmem.store.view import MemoryView
 from elfmem.store.writer import FileEdit, MemoryWriter, Plan, WriteResult
 
@@ -110,6 +110,16 @@ class Store:
 
     def flush_spool(self) -> int:
         return self.spool.flush(self.ledger, "elfmem: flush ledger spool")
+
+    def spool_events(self, entries: Iterable[tuple[str, str]]) -> None:
+        """Durably record high-rate events; flush them to the notes ref once the spool is large.
+
+        Readers fold the spool on top of the notes, so an unbounded spool would make every read
+        slower; a notes commit per thousand events keeps it short.
+        """
+        self.spool.extend(entries)
+        if self.spool.size() > FLUSH_BYTES:
+            self.flush_spool()
 
     # ---- history and undo -------------------------------------------------------------------
 

@@ -19,6 +19,8 @@ from elfmem.errors import InvalidInput
 from elfmem.store.notes import NotesLedger, require_anchor
 
 SPOOL_NAME = "spool.jsonl"
+FLUSH_BYTES = 256 * 1024
+"""Past this size (about a thousand events) the spool is flushed into one notes commit."""
 
 
 def _record(anchor: str, line: str) -> bytes:
@@ -112,6 +114,28 @@ class Spool:
         # The part after the last newline is a torn write: never acknowledged, so ignored.
         complete = raw.split(b"\n")[:-1]
         return [entry for entry in map(_parse, complete) if entry is not None]
+
+    def read_from(self, offset: int) -> tuple[list[tuple[str, str]], int]:
+        """Complete records after byte ``offset``, and the offset just past the last of them.
+
+        Readers that keep the offset pay only for what was appended since they last looked.
+        """
+        with self._locked():
+            try:
+                with open(self.path, "rb") as fh:
+                    fh.seek(offset)
+                    raw = fh.read()
+            except FileNotFoundError:
+                return [], 0
+        end = raw.rfind(b"\n") + 1
+        entries = [entry for entry in map(_parse, raw[:end].split(b"\n")[:-1]) if entry]
+        return entries, offset + end
+
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def entries(self) -> list[tuple[str, str]]:
         """The pending (anchor, line) pairs, in the order they were spooled."""

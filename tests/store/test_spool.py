@@ -150,3 +150,39 @@ def test_concurrent_processes_append_whole_records(spool: Spool, repo: pygit2.Re
     assert spool.flush(ledger, "flush") == 80
     assert sorted(ledger.read(A).split()) == sorted(f"p-{i}" for i in range(40))  # type: ignore[union-attr]
     assert len(ledger.read(B).split()) == 40  # type: ignore[union-attr]
+
+
+def test_read_from_returns_only_what_was_appended_since(spool: Spool) -> None:
+    spool.extend([(A, '{"n":1}'), (B, '{"n":2}')])
+    first, offset = spool.read_from(0)
+    assert first == [(A, '{"n":1}'), (B, '{"n":2}')]
+    assert offset == spool.size()
+    assert spool.read_from(offset) == ([], offset)
+    with spool.path.open("ab") as fh:
+        fh.write(b'{"a":"' + A.encode() + b'","l":"torn')  # a write still in progress
+    spool.append(B, '{"n":3}')  # seals the torn record, which is skipped
+    tail, end = spool.read_from(offset)
+    assert tail == [(B, '{"n":3}')]
+    assert end == spool.size()
+
+
+def test_the_store_flushes_a_large_spool_into_one_notes_commit(tmp_path: Path) -> None:
+    from elfmem.store import Store
+    from elfmem.store.spool import FLUSH_BYTES
+
+    pygit2.init_repository(str(tmp_path / "r"))
+    store = Store.open(tmp_path / "r", "tester")
+    line = json.dumps({"pad": "x" * 200})
+    per_call = 100
+    calls = 0
+    while store.spool.size() + per_call * 260 <= FLUSH_BYTES:
+        store.spool_events(
+            [(A, line.replace("}", f',"i":{calls * per_call + i}}}')) for i in range(per_call)]
+        )
+        calls += 1
+    assert commits(store.repo) == 0  # below the limit everything waits in the spool
+    store.spool_events([(B, line.replace("}", f',"i":{i}}}')) for i in range(per_call)])
+    assert commits(store.repo) == 1
+    assert store.spool.size() == 0
+    text = store.ledger.read(A)
+    assert text is not None and len(text.splitlines()) == calls * per_call
