@@ -49,6 +49,8 @@ class MemoryView:
         self.workdir = Path(repo.workdir) if repo.workdir else None
         self.carried: set[str] = set()
         self._paths: list[str] | None = None
+        self._reserved: dict[str, int] = {}
+        """Blocks this write has already sent to each bucket (see ``append_target``)."""
 
     def paths(self) -> list[str]:
         """Bucket files in the tree, memory-relative, sorted."""
@@ -100,11 +102,18 @@ class MemoryView:
         return None
 
     def append_target(self, status: str, cls: str, month: str) -> str:
-        """The bucket a new block of this kind goes to: the last one, or a fresh one when full."""
+        """Reserve a place for one new block of this kind: the last bucket, or a fresh one when full.
+
+        Each call counts as one block appended, so a batch planned against one view fills buckets
+        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
+        """
         key = BucketKey(status, cls, month)
-        existing = set(self.paths())
+        on_disk = set(self.paths())
+        existing = on_disk | set(self._reserved)
         while key.next().relpath in existing:
             key = key.next()
-        if key.relpath in existing and len(self.read(key.relpath)) >= BUCKET_LIMIT:
+        held = len(self.read(key.relpath)) if key.relpath in on_disk else 0
+        if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
+        self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1
         return key.relpath
