@@ -22,6 +22,7 @@ from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
+from elfmem.progress import Progress
 from elfmem.retrieval.result import FrameResult
 from elfmem.rhythms import capture, feedback, graph, inspect, maintenance, sessions
 from elfmem.rhythms import curate as curate_mod
@@ -208,12 +209,18 @@ class MemorySystem:
         return capture.remember(self._core, item, allow_secret)
 
     async def remember_many(
-        self, items: Sequence[Mapping[str, Any] | Capture], allow_secret: bool = False
+        self,
+        items: Sequence[Mapping[str, Any] | Capture],
+        allow_secret: bool = False,
+        progress: Progress | None = None,
     ) -> BatchResult:
-        """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category."""
+        """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category.
+
+        ``progress(stage, done, total)`` hears each item as it is checked.
+        """
         caps = [i for i in items if isinstance(i, Capture)]
         caps += capture.captures_from([i for i in items if not isinstance(i, Capture)])
-        return capture.remember_many(self._core, caps, allow_secret)
+        return capture.remember_many(self._core, caps, allow_secret, progress)
 
     async def edit(
         self,
@@ -301,29 +308,50 @@ class MemorySystem:
         max_blocks: int | None = None,
         no_llm: bool = False,
         host_analyses: Mapping[str, Mapping[str, Any]] | None = None,
+        progress: Progress | None = None,
+        rescore: bool = False,
     ) -> DreamResult:
-        """Consolidate the inbox: embed, drop true duplicates, link look-alikes, promote; one commit.
+        """Consolidate the inbox: embed, drop duplicates, link similar blocks, promote; one commit.
 
         With an LLM each block gets one call (alignment, tags, summary, revision of an older
         look-alike). ``host_analyses`` supplies those judgements instead ({block_id: {...}}).
         With no LLM configured (or ``no_llm``) the deterministic path runs and says so.
+        ``progress(stage, done, total)`` hears each block as it is consolidated.
+        ``rescore`` adds deep sleep: aged active blocks are judged again against the current SELF
+        (new ``analysis`` evidence, never overwriting); without an LLM only their edges refresh.
         """
         if host_analyses is not None:
-            judge = dream_mod.host_judge(self._core, host_analyses)
-            return dream_mod.dream(self._core, max_blocks, judge, note="judged by the host agent")
+            host = dream_mod.host_judge(self._core, host_analyses)
+            return dream_mod.dream(
+                self._core,
+                max_blocks,
+                host,
+                note="judged by the host agent",
+                rescore=rescore,
+                progress=progress,
+            )
         llm = None if no_llm else self.llm
         if llm is None:
             note = (
                 "" if no_llm else "no LLM configured: deterministic path (set llm.model to use one)"
             )
-            return dream_mod.dream(self._core, max_blocks, None, note=note)
+            return dream_mod.dream(
+                self._core, max_blocks, None, note=note, rescore=rescore, progress=progress
+            )
         self_text = self._core.store.read_self()
 
         def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
             a = analyse(llm, self_text, block.content, block.cue, lookalikes)
             return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
 
-        return dream_mod.dream(self._core, max_blocks, judge, note=f"judged by {llm.identity}")
+        return dream_mod.dream(
+            self._core,
+            max_blocks,
+            judge,
+            note=f"judged by {llm.identity}",
+            rescore=rescore,
+            progress=progress,
+        )
 
     @property
     def should_dream(self) -> bool:
@@ -340,9 +368,14 @@ class MemorySystem:
         """Where the derived index stands: counts, the tree it is keyed to, size on disk."""
         return maintenance.status(self._core)
 
-    async def index_rebuild(self, to: str | Path) -> maintenance.RebuildResult:
-        """Rebuild an index from git at ``to`` (never the live one). Zero LLM calls."""
-        return maintenance.rebuild_to(self._core, Path(to))
+    async def index_rebuild(
+        self, to: str | Path, progress: Progress | None = None
+    ) -> maintenance.RebuildResult:
+        """Rebuild an index from git at ``to`` (never the live one). Zero LLM calls.
+
+        ``progress(stage, done, total)`` hears each file parsed and each batch embedded.
+        """
+        return maintenance.rebuild_to(self._core, Path(to), progress)
 
     async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
         """Compare retrieval in the live index with a throwaway rebuild. Read-only."""

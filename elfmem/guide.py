@@ -139,10 +139,11 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "outcome",
     ),
     "dream": (
-        "Consolidating the inbox; bounded by max_blocks.",
+        "Consolidating the inbox; bounded by max_blocks. rescore=True (deep sleep) also re-judges "
+        "aged active blocks when identity has moved or after no_llm runs.",
         "Every capture: wait for should_dream.",
-        "seconds; one LLM call a block if configured",
-        "DreamResult (inbox_remaining)",
+        "seconds; one LLM call a block if configured (rescore: one more per aged block)",
+        "DreamResult (inbox_remaining, edges_added, rescored)",
         "dream again while inbox_remaining",
     ),
     "should_dream": ("Deciding whether to consolidate now.", "-", "ms", "bool", "dream"),

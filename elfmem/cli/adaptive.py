@@ -10,7 +10,13 @@ from elfmem.cli.output import emit, json_option, run
 @click.command()
 @click.argument("block_ids", nargs=-1, required=True)
 @click.argument("signal", type=float)
-@click.option("--weight", type=float, default=1.0, show_default=True)
+@click.option(
+    "--weight",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="How many observations this signal counts as.",
+)
 @click.option(
     "--source", default="cli", show_default=True, help="Where the ground truth came from."
 )
@@ -56,7 +62,9 @@ def connect(ctx: click.Context, source: str, target: str, relation: str, json_: 
 @click.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("--relation", default="related", show_default=True)
+@click.option(
+    "--relation", default="related", show_default=True, help="Which link to remove (as `connect`)."
+)
 @json_option
 @click.pass_context
 def disconnect(ctx: click.Context, source: str, target: str, relation: str, json_: bool) -> None:

@@ -8,6 +8,7 @@ import sys
 import click
 
 from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.progress import progress_bar
 from elfmem.errors import ElfmemError, InvalidInput
 
 
@@ -73,7 +74,8 @@ def remember(
 
             fail(err, json_)
             return
-        result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret=allow_secret))
+        with progress_bar(json_) as bar:
+            result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret, progress=bar))
         emit(result, json_)
         return
     if content is None:

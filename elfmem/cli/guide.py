@@ -1,4 +1,7 @@
-"""``guide`` and ``agent-docs``: the reference, from the one table in elfmem/guide.py."""
+"""``guide`` and ``agent-docs`` from the table in elfmem/guide.py; ``cli-docs`` from the commands.
+
+The first two tell agents how to use the memory; ``cli-docs`` writes docs/cli.md for people.
+"""
 
 from __future__ import annotations
 
@@ -31,4 +34,27 @@ def agent_docs(ctx: click.Context, json_: bool) -> None:
     emit({"path": str(path)}, json_, f"Wrote {path}")
 
 
-COMMANDS = [guide, agent_docs]
+@click.command(name="cli-docs", hidden=True)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write here (e.g. docs/cli.md) instead of stdout.",
+)
+@click.pass_context
+def cli_docs(ctx: click.Context, out: Path | None) -> None:
+    """Render docs/cli.md from the commands (a test fails when the checked-in copy differs)."""
+    from elfmem.cli.reference import render_reference
+
+    group = ctx.find_root().command
+    assert isinstance(group, click.Group)
+    text = render_reference(group)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"Wrote {out}", err=True)
+
+
+COMMANDS = [guide, agent_docs, cli_docs]

@@ -7,6 +7,7 @@ import sys
 import click
 
 from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.progress import progress_bar
 
 
 @click.group()
@@ -45,11 +46,15 @@ def status(ctx: click.Context, json_: bool) -> None:
 @click.pass_context
 def rebuild_cmd(ctx: click.Context, to: str, json_: bool) -> None:
     """Rebuild an index from git and the ledger. Zero LLM calls."""
-    emit(run(ctx, json_, lambda s: s.index_rebuild(to)), json_)
+    with progress_bar(json_) as bar:
+        result = run(ctx, json_, lambda s: s.index_rebuild(to, progress=bar))
+    emit(result, json_)
 
 
 @index.command()
-@click.option("--probes", type=int, default=20, show_default=True)
+@click.option(
+    "--probes", type=int, default=20, show_default=True, help="How many queries to compare."
+)
 @json_option
 @click.pass_context
 def parity(ctx: click.Context, probes: int, json_: bool) -> None:
@@ -71,7 +76,10 @@ def parity(ctx: click.Context, probes: int, json_: bool) -> None:
 @json_option
 @click.pass_context
 def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: bool) -> None:
-    """Diagnose setup; each problem with its fix. --frames exits non-zero only if a guarantee was dropped."""
+    """Diagnose setup; each problem with its fix.
+
+    --frames exits non-zero only if a guarantee was dropped.
+    """
     if not frames_:
         result = run(ctx, json_, lambda s: s.doctor(resolve))
         emit(result, json_)
@@ -86,10 +94,9 @@ def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: 
             f"   kept    {b.id}  score {b.score:.3f}  {b.content.splitlines()[0][:60]}"
             for b in r.blocks
         ]
-        lines += [
-            f"   dropped {d['id']}  ({d['reason']}{', GUARANTEED' if d['guaranteed'] == 'yes' else ''})"
-            for d in r.dropped
-        ]
+        for d in r.dropped:
+            mark = ", GUARANTEED" if d["guaranteed"] == "yes" else ""
+            lines.append(f"   dropped {d['id']}  ({d['reason']}{mark})")
     emit(results, json_, "\n".join(lines))
     if any(r.guaranteed_dropped for r in results):
         sys.exit(1)

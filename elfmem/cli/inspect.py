@@ -16,7 +16,7 @@ from elfmem.cli.output import emit, json_option, run
     default=None,
     help="Default: inbox and active.",
 )
-@click.option("--limit", type=int, default=None)
+@click.option("--limit", type=int, default=None, help="At most this many blocks.")
 @json_option
 @click.pass_context
 def ls(
@@ -46,7 +46,8 @@ def inbox(ctx: click.Context, json_: bool) -> None:
 def show(ctx: click.Context, block_id: str, json_: bool) -> None:
     """One block in full."""
     info = run(ctx, json_, lambda s: s.show(block_id))
-    text = f"{info.summary}\ncue: {info.cue}\ntags: {', '.join(info.tags)}\nfile: {info.path}\n\n{info.content}"
+    tags = ", ".join(info.tags)
+    text = f"{info.summary}\ncue: {info.cue}\ntags: {tags}\nfile: {info.path}\n\n{info.content}"
     emit(info, json_, text)
 
 
@@ -69,7 +70,9 @@ def ledger(ctx: click.Context, block_id: str, json_: bool) -> None:
 
 
 @click.command(name="log")
-@click.option("-n", "limit", type=int, default=20, show_default=True)
+@click.option(
+    "-n", "limit", type=int, default=20, show_default=True, help="How many operations to list."
+)
 @json_option
 @click.pass_context
 def log_(ctx: click.Context, limit: int, json_: bool) -> None:

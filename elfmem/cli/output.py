@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 def json_option(f: F) -> F:
     """``--json`` on a command: the stable JSON shape instead of text."""
-    return click.option("--json", "json_", is_flag=True, help="Print JSON on stdout.")(f)  # type: ignore[return-value]
+    return click.option("--json", "json_", is_flag=True, help="Print JSON on stdout.")(f)
 
 
 def to_jsonable(value: Any) -> Any:

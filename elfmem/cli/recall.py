@@ -8,6 +8,7 @@ from typing import IO
 import click
 
 from elfmem.cli.output import emit, fail, json_option, run
+from elfmem.cli.progress import progress_bar
 from elfmem.errors import InvalidInput
 
 
@@ -35,7 +36,7 @@ def recall(
 @click.command()
 @click.argument("name")
 @click.argument("query", required=False)
-@click.option("--top-k", type=int, default=None)
+@click.option("--top-k", type=int, default=None, help="How many blocks (default: the frame's).")
 @click.option("--at", default=None, help="Answer from the memory as of this commit.")
 @json_option
 @click.pass_context
@@ -56,6 +57,11 @@ def frame(
     default=None,
     help='JSON {"<id>": {"alignment", "tags", "summary", "revision_of"}} from the host agent.',
 )
+@click.option(
+    "--rescore",
+    is_flag=True,
+    help="Deep sleep: also re-judge aged active blocks against the current SELF.",
+)
 @json_option
 @click.pass_context
 def dream(
@@ -63,9 +69,11 @@ def dream(
     no_llm: bool,
     max_blocks: int | None,
     host_analyses: IO[str] | None,
+    rescore: bool,
     json_: bool,
 ) -> None:
-    """Consolidate the inbox: embed, dedupe, link look-alikes, promote; one commit."""
+    """Consolidate the inbox: embed, dedupe, link look-alikes and related blocks, promote; one
+    commit. --rescore also re-judges aged active blocks (additive ledger evidence)."""
     analyses = None
     if host_analyses is not None:
         try:
@@ -86,9 +94,15 @@ def dream(
                 ),
                 json_,
             )
-    emit(
-        run(ctx, json_, lambda s: s.dream(max_blocks, no_llm=no_llm, host_analyses=analyses)), json_
-    )
+    with progress_bar(json_) as bar:
+        result = run(
+            ctx,
+            json_,
+            lambda s: s.dream(
+                max_blocks, no_llm=no_llm, host_analyses=analyses, progress=bar, rescore=rescore
+            ),
+        )
+    emit(result, json_)
 
 
 COMMANDS = [recall, frame, dream]

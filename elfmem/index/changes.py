@@ -17,6 +17,7 @@ from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError
 from elfmem.index.source import MemorySource
+from elfmem.progress import Progress, silent
 
 RACY_NS = 2_000_000_000
 """A file modified this recently may change again within the same mtime tick without changing
@@ -145,15 +146,21 @@ def resolve_all(
     resolver: Resolver,
     rows: dict[str, FileRow],
     tree_changes: dict[str, str | None],
+    progress: Progress = silent,
 ) -> list[FileUpdate]:
-    """Updates for every candidate path, in path order (the order duplicate ids are settled in)."""
+    """Updates for every candidate path, in path order (the order duplicate ids are settled in).
+
+    ``progress`` hears ``("parse", done, total)`` per candidate path.
+    """
     updates: list[FileUpdate] = []
-    for path in sorted(candidates(rows, tree_changes, resolver.stats)):
+    paths = sorted(candidates(rows, tree_changes, resolver.stats))
+    for done, path in enumerate(paths, 1):
         row = rows.get(path)
         tree_oid = tree_changes[path] if path in tree_changes else (row.tree_oid if row else None)
         update = resolver.resolve(path, tree_oid, row)
         if update is not None:
             updates.append(update)
+        progress("parse", done, len(paths))
     redone = {u.path for u in updates}
     resolver.errors.extend(
         row.error for path, row in sorted(rows.items()) if row.error and path not in redone

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from elfmem.errors import ModelMismatch
+from elfmem.progress import Progress, silent
 
 Vector = npt.NDArray[np.float32]
 EMBED_BATCH = 256
@@ -127,11 +128,15 @@ def _connect(path: Path | None) -> sqlite3.Connection:
 
 
 def embed_cached(
-    model: VectorModel, texts: Mapping[str, str], cache: EmbeddingCache
+    model: VectorModel,
+    texts: Mapping[str, str],
+    cache: EmbeddingCache,
+    progress: Progress = silent,
 ) -> tuple[dict[str, Vector], int]:
     """Vectors for ``texts`` (text hash → text): cache hits first, misses embedded in batches.
 
-    Returns the vectors by text hash and how many texts were actually embedded.
+    Returns the vectors by text hash and how many texts were actually embedded. ``progress``
+    hears ``("embed", done, total)`` after each batch; cache hits cost nothing and are not counted.
     """
     found = cache.get_many(model.identity, texts.keys(), model.dimensions)
     missing = [k for k in texts if k not in found]
@@ -141,6 +146,7 @@ def embed_cached(
         fresh = {k: matrix[i] for i, k in enumerate(keys)}
         cache.put_many(model.identity, fresh)
         found.update(fresh)
+        progress("embed", start + len(keys), len(missing))
     return found, len(missing)
 
 

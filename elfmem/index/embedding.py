@@ -24,6 +24,7 @@ from elfmem.index.embcache import (
 )
 from elfmem.index.queries import list_blocks
 from elfmem.index.rows import CHUNK, chunks
+from elfmem.progress import Progress, silent
 
 TextFor = Callable[[Block], str]
 
@@ -59,6 +60,7 @@ def plan_vectors(
     model: VectorModel | None,
     text_for: TextFor,
     cache: EmbeddingCache | None,
+    progress: Progress = silent,
 ) -> VectorPlan:
     """Embed (through the cache) every text a written or unvectored block now needs."""
     plan = VectorPlan(model)
@@ -84,16 +86,16 @@ def plan_vectors(
             texts[key] = text
             plan.rows.append((block_id, key))
     if texts:
-        plan.by_hash, plan.embedded = _embed(model, texts, cache)
+        plan.by_hash, plan.embedded = _embed(model, texts, cache, progress)
     return plan
 
 
 def _embed(
-    model: VectorModel, texts: dict[str, str], cache: EmbeddingCache | None
+    model: VectorModel, texts: dict[str, str], cache: EmbeddingCache | None, progress: Progress
 ) -> tuple[dict[str, Vector], int]:
     store = EmbeddingCache(default_cache_path()) if cache is None else cache
     try:
-        return embed_cached(model, texts, store)
+        return embed_cached(model, texts, store, progress)
     finally:
         if cache is None:
             store.close()

@@ -19,6 +19,7 @@ from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
 from elfmem.index.embedding import VectorPlan, check_model, plan_vectors, write_plan
 from elfmem.index.source import MemorySource
+from elfmem.progress import Progress, silent
 
 ATTEMPTS = 4
 TextFor = Callable[[Block], str]
@@ -120,14 +121,27 @@ def rebuild(
     text_for: TextFor = default_embed_text,
     cache: EmbeddingCache | None = None,
     allow_model_change: bool = False,
+    progress: Progress = silent,
 ) -> SyncReport:
-    """Re-read every file of the current tree (vectors still come from the cache)."""
+    """Re-read every file of the current tree (vectors still come from the cache).
+
+    ``progress`` hears ``("parse", done, total)`` per file and ``("embed", done, total)`` per
+    batch of texts the cache lacked; a retried attempt starts its counts again.
+    """
     return run_plan(
-        db, lambda: _plan_sync(db, source, True), model, text_for, cache, allow_model_change
+        db,
+        lambda: _plan_sync(db, source, True, progress),
+        model,
+        text_for,
+        cache,
+        allow_model_change,
+        progress,
     )
 
 
-def _plan_sync(db: IndexDB, source: MemorySource, force_full: bool) -> Plan:
+def _plan_sync(
+    db: IndexDB, source: MemorySource, force_full: bool, progress: Progress = silent
+) -> Plan:
     meta = db.meta()
     old_tree, new_tree = meta.get("memory_tree_oid"), source.memory_tree_oid()
     rows = read_rows(db.conn)
@@ -146,7 +160,7 @@ def _plan_sync(db: IndexDB, source: MemorySource, force_full: bool) -> Plan:
         changes = dict(source.tree_files(new_tree)) if new_tree is not None else {}
         rows = {}
     resolver = Resolver(source, source.worktree_stats())
-    updates = resolve_all(resolver, rows, changes)
+    updates = resolve_all(resolver, rows, changes, progress)
     if mode == "none" and any(u.blocks is not None for u in updates):
         mode = "overlay"
     token = (meta.get("generation"), old_tree)
@@ -162,14 +176,15 @@ def run_plan(
     text_for: TextFor,
     cache: EmbeddingCache | None,
     allow_model_change: bool,
+    progress: Progress = silent,
 ) -> SyncReport:
     try:
-        return _attempts(db, make_plan, model, text_for, cache, allow_model_change)
+        return _attempts(db, make_plan, model, text_for, cache, allow_model_change, progress)
     except sqlite3.DatabaseError as exc:
         if not is_corruption(exc):
             raise
         db.heal(f"index file was damaged ({exc}); rebuilt")
-    return _attempts(db, make_plan, model, text_for, cache, allow_model_change)
+    return _attempts(db, make_plan, model, text_for, cache, allow_model_change, progress)
 
 
 def _attempts(
@@ -179,17 +194,18 @@ def _attempts(
     text_for: TextFor,
     cache: EmbeddingCache | None,
     allow_model_change: bool,
+    progress: Progress,
 ) -> SyncReport:
     for attempt in range(ATTEMPTS):
         try:
             if attempt < ATTEMPTS - 1:
                 plan = make_plan()
                 check_model(plan.meta, model, allow_model_change)
-                return _attempt(db, plan, model, text_for, cache, locked=False)
+                return _attempt(db, plan, model, text_for, cache, progress, locked=False)
             with db.write():
                 plan = make_plan()
                 check_model(plan.meta, model, allow_model_change)
-                return _attempt(db, plan, model, text_for, cache, locked=True)
+                return _attempt(db, plan, model, text_for, cache, progress, locked=True)
         except _Conflict:
             continue
     raise AssertionError("unreachable: the last attempt holds the write lock")  # pragma: no cover
@@ -201,13 +217,14 @@ def _attempt(
     model: VectorModel | None,
     text_for: TextFor,
     cache: EmbeddingCache | None,
+    progress: Progress,
     *,
     locked: bool,
 ) -> SyncReport:
     report = SyncReport(plan.mode, plan.files_parsed, errors=list(plan.errors), healed=db.healed)
     report.tree_oid = plan.tree_oid if plan.set_tree else plan.token[1]
     diff = diff_updates(db.conn, plan.updates, full=plan.full)
-    vectors = plan_vectors(db, plan.meta, diff, model, text_for, cache)
+    vectors = plan_vectors(db, plan.meta, diff, model, text_for, cache, progress)
     report.embedded = vectors.embedded
     report.errors.extend(diff.errors)
     report.blocks_added, report.blocks_removed = len(diff.added), len(diff.removed)

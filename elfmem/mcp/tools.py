@@ -90,12 +90,15 @@ CORE: tuple[ToolSpec, ...] = (
         "dream",
         "write",
         False,
-        "Consolidate the inbox: embed, drop true duplicates, link look-alikes, promote to active; "
-        "one commit. Processes a bounded batch: check inbox_remaining and call again to drain. "
-        'no_llm runs the deterministic path. Example: {"max_blocks": 20, "no_llm": true}',
+        "Consolidate the inbox: embed, drop true duplicates, link look-alikes and related blocks, "
+        "promote to active; one commit. Processes a bounded batch: check inbox_remaining and "
+        "call again to drain. no_llm runs the deterministic path; rescore (deep sleep) also "
+        "re-judges aged active blocks against the current identity. "
+        'Example: {"max_blocks": 20, "no_llm": true}',
         (
             Param("max_blocks", int | None, "Blocks to process this call (default 5)."),
             Param("no_llm", bool, "Consolidate without LLM scoring."),
+            Param("rescore", bool, "Also re-evaluate aged active blocks (deep sleep)."),
         ),
     ),
     ToolSpec(

@@ -25,6 +25,7 @@ from elfmem.block.secrets import find_secret
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
+from elfmem.progress import Progress, silent
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
 from elfmem.store import FileEdit, MemoryView, Plan
@@ -65,7 +66,8 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
         raise SecretRefused(
             f"Refused: the text contains what looks like a {finding.kind} ({finding.excerpt}). Git "
             "history is permanent and revert does not purge it.",
-            "Remove the credential and store where it lives instead (e.g. 'the key is in $OPENAI_API_KEY'). "
+            "Remove the credential and store where it lives instead "
+            "(e.g. 'the key is in $OPENAI_API_KEY'). "
             "If this is a false positive, pass --allow-secret (recorded in the commit).",
         )
     return text
@@ -112,15 +114,19 @@ def _live_duplicate(core: Core, block: Block) -> str | None:
 
 
 def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
+    """Append to the inbox buckets; each file's text is joined once, so a batch stays linear."""
     plan = Plan(op=op, subject=subject, block_ids=[b.id for b in blocks])
+    added: dict[str, list[Block]] = {}
+    texts: dict[str, list[str]] = {}
     for block in blocks:
         relpath = view.append_target("inbox", block.cls, month_of(block.created))
-        edit = plan.files.get(relpath)
-        before = list(edit.blocks) if edit else list(view.read(relpath))
-        text = edit.text if edit and edit.text is not None else view.text(relpath)
-        rendered = render_block(block)
-        new_text = f"{text}\n{rendered}" if text else rendered
-        plan.files[relpath] = FileEdit(tuple([*before, block]), new_text)
+        if relpath not in added:
+            text = view.text(relpath)
+            added[relpath], texts[relpath] = list(view.read(relpath)), [text] if text else []
+        added[relpath].append(block)
+        texts[relpath].append(render_block(block))
+    for relpath, file_blocks in added.items():
+        plan.files[relpath] = FileEdit(tuple(file_blocks), "\n".join(texts[relpath]))
     return plan
 
 
@@ -152,16 +158,29 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
     return RememberResult(block.id, "created", result.commit_id, result.paths[0])
 
 
-def remember_many(core: Core, items: Sequence[Capture], allow_secret: bool = False) -> BatchResult:
-    """Many captures, one commit: a batch import costs one write, not one per block."""
+def remember_many(
+    core: Core,
+    items: Sequence[Capture],
+    allow_secret: bool = False,
+    progress: Progress | None = None,
+) -> BatchResult:
+    """Many captures, one commit: a batch import costs one write, not one per block.
+
+    Every item is validated before any is checked for duplicates, so a bad item writes nothing.
+    ``progress`` hears ``("check", done, total)`` per item; the single write that follows does
+    not report.
+    """
+    report = progress or silent
     blocks = [make_block(core, item, allow_secret) for item in items]
     core.sync()
     fresh: list[Block] = []
     duplicates: list[str] = []
     seen: dict[str, str] = {}
-    for block in blocks:
+    report("check", 0, len(blocks))
+    for done, block in enumerate(blocks, 1):
         h = content_hash(block.content)
         existing = seen.get(h) or _live_duplicate(core, block)
+        report("check", done, len(blocks))
         if existing is not None:
             duplicates.append(existing)
             continue
@@ -169,9 +188,9 @@ def remember_many(core: Core, items: Sequence[Capture], allow_secret: bool = Fal
         fresh.append(block)
     if not fresh:
         return BatchResult([], duplicates, None)
+    subject = f"remember: {len(fresh)} blocks"
     result = core.store.write(
-        lambda view: _append_plan(view, fresh, "remember", f"remember: {len(fresh)} blocks"),
-        core.after_write,
+        lambda view: _append_plan(view, fresh, "remember", subject), core.after_write
     )
     assert result is not None
     core.record(

@@ -5,11 +5,14 @@ Duplicates must never cost a fact. Without an LLM only a true duplicate is dropp
 negations all match. A look-alike that differs in any of those is promoted and linked to its twin
 with a ``similar`` edge in the ledger, so a person (or a later LLM pass) can review the pair; the
 newer block is never discarded.
+
+Every block promoted is also linked to its nearest active neighbours by semantic edges (``edges``),
+and ``rescore`` adds deep sleep: aged active blocks judged again (``rescore``). One content commit
+and one notes commit per run, whatever it did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,54 +21,26 @@ from elfmem.block.facts import differences
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
+from elfmem.progress import Progress
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.edges import Edge, edge_lines, nearest_active, propose_edges
+from elfmem.rhythms.judgement import (
+    HostJudge,
+    Judge,
+    Judgement,
+    analysis_line,
+    describe,
+    host_judge,
+)
+from elfmem.rhythms.rescore import Rescore, rescore
+from elfmem.rhythms.results import DreamResult
 from elfmem.store import FileEdit, MemoryView, Plan
+
+__all__ = ["DreamResult", "Judge", "Judgement", "dream", "host_judge", "should_dream"]
 
 DUPLICATE_COSINE = 0.95
 LOOKALIKE_COSINE = 0.90
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What an LLM (or the host agent) says about one inbox block."""
-
-    alignment: float = 0.5
-    tags: tuple[str, ...] = ()
-    summary: str = ""
-    revision_of: str | None = None
-    malformed: bool = False
-
-
-Judge = Callable[[Block, list[tuple[str, str]]], Judgement]
-"""(block, older look-alikes as (id, content)) → judgement; one LLM call per block."""
-
-
-@dataclass(frozen=True)
-class DreamResult(Result):
-    processed: int
-    promoted: list[str] = field(default_factory=list)
-    duplicates: list[dict[str, str]] = field(default_factory=list)
-    lookalikes: list[dict[str, object]] = field(default_factory=list)
-    inbox_remaining: int = 0
-    commit_id: str | None = None
-    mode: str = "deterministic"
-    note: str = ""
-    superseded: list[dict[str, str]] = field(default_factory=list)
-    malformed: int = 0
-    """LLM replies that could not be parsed (neutral scoring was used instead)."""
-    analyses: dict[str, dict[str, object]] = field(default_factory=dict)
-
-    @property
-    def summary(self) -> str:
-        if not self.processed:
-            return "Inbox empty; nothing to consolidate."
-        return (
-            f"Dreamed over {self.processed} blocks ({self.mode}): {len(self.promoted)} promoted, "
-            f"{len(self.duplicates)} duplicates archived, {len(self.lookalikes)} look-alikes linked "
-            f"for review; {self.inbox_remaining} still in the inbox."
-        )
 
 
 @dataclass
@@ -96,74 +71,57 @@ def _apply_judgement(
     return block
 
 
-def _judge(core: Core, batch: list[Block], judge: Judge | None = None) -> _Decision:
-    db = core.db()
-    vecs = vector_store(db).vectors_for(b.id for b in batch)
-    near_active = _batch_nearest(core, batch, vecs)
+def _judge(
+    core: Core,
+    batch: list[Block],
+    vecs: dict[str, np.ndarray],
+    judge: Judge | None = None,
+    progress: Progress | None = None,
+) -> _Decision:
     decision = _Decision()
-    accepted: list[Block] = []
-    for block, active_near in zip(batch, near_active, strict=True):
-        twin = _exact_twin(core, block, accepted)
-        if twin is not None:
-            decision.duplicates.append((block, twin))
-            continue
-        near = _with_accepted(block, active_near, vecs, accepted)
-        dup = next(
-            (
-                o
-                for o, c in near
-                if c >= DUPLICATE_COSINE and not differences(block.content, o.content)
-            ),
-            None,
-        )
-        if dup is not None:
-            decision.duplicates.append((block, dup.id))
-            continue
-        if judge is not None:
-            block = _apply_judgement(core, decision, block, judge, near)
-        for other, cos in near:
-            if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
-                decision.lookalikes.append(
-                    {
-                        "id": block.id,
-                        "other": other.id,
-                        "cosine": round(cos, 4),
-                        "differs": differences(block.content, other.content),
-                    }
-                )
-        decision.promoted.append(block)
-        accepted.append(block)
+    if progress is not None and batch:
+        progress("dream", 0, len(batch))
+    near_active = nearest_active(core, batch, vecs)
+    for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
+        near = _with_accepted(block, active_near, vecs, decision.promoted)
+        _consider(core, decision, block, near, judge)
+        if progress is not None:
+            progress("dream", done, len(batch))
     return decision
 
 
-def _batch_nearest(
-    core: Core, batch: list[Block], vecs: dict[str, np.ndarray], k: int = 3, chunk: int = 256
-) -> list[list[tuple[Block, float]]]:
-    """The k most similar active blocks for every block of the batch: one matrix product a chunk."""
-    vs = vector_store(core.db())
-    out: list[list[tuple[Block, float]]] = [[] for _ in batch]
-    if not vs.ids:
-        return out
-    active = np.isin(vs.statuses, ["active"])
-    if not active.any():
-        return out
-    wanted = [(i, vecs[b.id]) for i, b in enumerate(batch) if b.id in vecs]
-    hits: dict[int, list[tuple[str, float]]] = {}
-    for start in range(0, len(wanted), chunk):
-        part = wanted[start : start + chunk]
-        scores = np.stack([v for _, v in part]) @ vs.matrix.T
-        scores[:, ~active] = -np.inf
-        top = np.argpartition(-scores, min(k, scores.shape[1] - 1), axis=1)[:, :k]
-        for row, (i, _) in enumerate(part):
-            hits[i] = [
-                (vs.ids[j], float(scores[row, j])) for j in top[row] if np.isfinite(scores[row, j])
-            ]
-    rows = queries.get_blocks(core.db(), {bid for h in hits.values() for bid, _ in h})
-    for i, h in hits.items():
-        out[i] = sorted(
-            ((rows[bid].to_block(), c) for bid, c in h if bid in rows), key=lambda p: -p[1]
-        )
-    return out
+def _consider(
+    core: Core,
+    decision: _Decision,
+    block: Block,
+    near: list[tuple[Block, float]],
+    judge: Judge | None,
+) -> None:
+    """Drop a true duplicate, or judge the block, link its look-alikes and promote it."""
+    twin = _exact_twin(core, block, decision.promoted)
+    if twin is not None:
+        decision.duplicates.append((block, twin))
+        return
+    dup = next(
+        (o for o, c in near if c >= DUPLICATE_COSINE and not differences(block.content, o.content)),
+        None,
+    )
+    if dup is not None:
+        decision.duplicates.append((block, dup.id))
+        return
+    if judge is not None:
+        block = _apply_judgement(core, decision, block, judge, near)
+    for other, cos in near:
+        if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
+            decision.lookalikes.append(
+                {
+                    "id": block.id,
+                    "other": other.id,
+                    "cosine": round(cos, 4),
+                    "differs": differences(block.content, other.content),
+                }
+            )
+    decision.promoted.append(block)
 
 
 def _with_accepted(
@@ -192,74 +150,172 @@ def _exact_twin(core: Core, block: Block, accepted: list[Block]) -> str | None:
 
 
 def dream(
-    core: Core, max_blocks: int | None = None, judge: Judge | None = None, note: str = ""
+    core: Core,
+    max_blocks: int | None = None,
+    judge: Judge | None = None,
+    note: str = "",
+    *,
+    rescore: bool = False,
+    progress: Progress | None = None,
 ) -> DreamResult:
     """Consolidate up to ``max_blocks`` inbox blocks (default consolidation.max_inbox_per_run).
 
     Without ``judge`` this is the deterministic path; with one, each block gets one judgement
-    (alignment, tags, summary, and whether it revises an older look-alike).
+    (alignment, tags, summary, and whether it revises an older look-alike). Every block promoted
+    (or rescored) is linked to its nearest active neighbours by semantic edges. ``rescore`` adds
+    deep sleep: aged active blocks are judged again (see ``rescore.py``).
     """
     limit = max_blocks or core.config.consolidation.max_inbox_per_run
     core.sync(vectors=True)
     inbox = queries.list_blocks(core.db(), status="inbox")
     batch = [r.to_block() for r in inbox[:limit]]
+    mode = "deterministic" if judge is None else "llm"
     if judge is None and not note:
         note = (
             "deterministic path: no LLM used (alignment, tags and summaries are left for a "
             "dream with an LLM)"
         )
-    if not batch:
-        return DreamResult(
-            0, inbox_remaining=0, note=note, mode="deterministic" if judge is None else "llm"
-        )
-    decision = _judge(core, batch, judge)
+    if not batch and not rescore:
+        return DreamResult(0, inbox_remaining=0, note=note, mode=mode)
+    vs = vector_store(core.db())
+    vecs = vs.vectors_for(b.id for b in batch)
+    decision = _judge(core, batch, vecs, judge, progress)
+    deep = Rescore()
+    if rescore:
+        deep = _deep_sleep(core, judge, max_blocks, limit, decision, progress)
+        vecs.update(vs.vectors_for(b.id for b in deep.blocks))
+    edges = propose_edges(
+        core,
+        [*decision.promoted, *deep.blocks],
+        vecs,
+        fresh=decision.promoted,
+        exclude=set(decision.superseded),
+        pending=[(str(p["id"]), str(p["other"])) for p in decision.lookalikes],
+    )
+    commit_id = _write(core, batch, decision, deep, edges) if batch or deep.retag else None
+    lines = _ledger_lines(core, decision, deep, edges, commit_id)
+    if lines:
+        core.record(lines, "elfmem: dream")
+    judged = {**decision.judgements, **deep.judgements}
+    return DreamResult(
+        processed=len(batch),
+        promoted=[b.id for b in decision.promoted],
+        duplicates=[{"id": b.id, "of": t} for b, t in decision.duplicates],
+        lookalikes=decision.lookalikes,
+        inbox_remaining=max(0, len(inbox) - len(batch)),
+        commit_id=commit_id,
+        mode=mode,
+        note=note,
+        superseded=[{"id": old, "by": new} for old, new in decision.superseded.items()],
+        malformed=sum(1 for j in judged.values() if j.malformed),
+        analyses=describe(judged),
+        edges_added=len(edges),
+        rescored=[b.id for b in deep.blocks],
+        rescore_note=deep.note,
+        retagged=list(deep.retag),
+    )
+
+
+def _deep_sleep(
+    core: Core,
+    judge: Judge | None,
+    max_blocks: int | None,
+    limit: int,
+    decision: _Decision,
+    progress: Progress | None,
+) -> Rescore:
+    """Host analyses rescore exactly the active blocks they name; a model takes the oldest
+    ``limit``; with neither, every aged block's edges are refreshed unless ``max_blocks`` is given
+    (no model calls to bound, and a fixed bound would refresh the same blocks every time)."""
+    only = judge.ids if isinstance(judge, HostJudge) else None
+    bound = max_blocks if judge is None else limit
+    return rescore(
+        core, judge, limit=bound, only=only, skip=set(decision.superseded), progress=progress
+    )
+
+
+class _Files:
+    """The files one dream run rewrites, each read from the tree once and edited in memory."""
+
+    def __init__(self, core: Core, view: MemoryView, decision: _Decision) -> None:
+        self.core, self.view, self.decision = core, view, decision
+        self.twin_of = {b.id: twin for b, twin in decision.duplicates}
+        self.edits: dict[str, list[Block]] = {}
+
+    def file(self, relpath: str) -> list[Block]:
+        if relpath not in self.edits:
+            self.edits[relpath] = list(self.view.read(relpath))
+        return self.edits[relpath]
+
+    def move(self, block_id: str, status: str, new: Block | None = None) -> None:
+        relpath, current = locate(self.core, self.view, block_id)
+        self.file(relpath)[:] = [b for b in self.file(relpath) if b.id != block_id]
+        target = self.view.append_target(status, current.cls, month_of(current.created))
+        if new is not None:  # the judged version: tags and relations added, content untouched
+            current = current.with_changes(tags=new.tags, relations=new.relations)
+        extra = list(current.extra)
+        if block_id in self.twin_of:
+            extra.append(("duplicate-of", self.twin_of[block_id]))
+        if block_id in self.decision.superseded:
+            extra.append(("superseded-by", self.decision.superseded[block_id]))
+        self.file(target).append(current.with_changes(extra=tuple(extra)))
+
+    def retag(self, block_id: str, tags: tuple[str, ...]) -> None:
+        """Add tags to a block where it lives; never remove one."""
+        relpath, current = locate(self.core, self.view, block_id)
+        kept = current.with_changes(tags=tuple(dict.fromkeys([*current.tags, *tags])))
+        self.file(relpath)[:] = [kept if b.id == block_id else b for b in self.file(relpath)]
+
+
+def _write(
+    core: Core, batch: list[Block], decision: _Decision, deep: Rescore, edges: list[Edge]
+) -> str | None:
+    """The run's one content commit: moves out of the inbox, archives, and rescore's new tags.
+
+    It lists every block the run touched, edge ends included, so ``undo`` of it cancels the
+    ledger events it stamped on each of them.
+    """
 
     def build(view: MemoryView) -> Plan:
-        plan = Plan(
-            op="dream",
-            subject=f"dream: consolidate {len(batch)} blocks",
-            block_ids=[b.id for b in batch],
-        )
-        edits: dict[str, list[Block]] = {}
-
-        def file(relpath: str) -> list[Block]:
-            if relpath not in edits:
-                edits[relpath] = list(view.read(relpath))
-            return edits[relpath]
-
-        def move(block_id: str, status: str, new: Block | None = None) -> None:
-            relpath, current = locate(core, view, block_id)
-            file(relpath)[:] = [b for b in file(relpath) if b.id != block_id]
-            target = view.append_target(status, current.cls, month_of(current.created))
-            if new is not None:  # the judged version: tags and relations added, content untouched
-                current = current.with_changes(tags=new.tags, relations=new.relations)
-            if block_id in twin_of:
-                current = current.with_changes(
-                    extra=(*current.extra, ("duplicate-of", twin_of[block_id]))
-                )
-            if block_id in decision.superseded:
-                current = current.with_changes(
-                    extra=(*current.extra, ("superseded-by", decision.superseded[block_id]))
-                )
-            file(target).append(current)
-
-        twin_of = {b.id: twin for b, twin in decision.duplicates}
+        files = _Files(core, view, decision)
         for block in decision.promoted:
-            move(block.id, "active", block)
+            files.move(block.id, "active", block)
         for block, _ in decision.duplicates:
-            move(block.id, "archived")
+            files.move(block.id, "archived")
         for old in decision.superseded:
-            move(old, "archived")
-            plan.block_ids.append(old)
-        plan.files = {p: FileEdit(tuple(bs)) for p, bs in edits.items()}
-        plan.body = (
-            f"Promoted {len(decision.promoted)}, archived {len(decision.duplicates)} "
-            f"duplicates, linked {len(decision.lookalikes)} look-alikes."
+            files.move(old, "archived")
+        for block_id, tags in deep.retag.items():
+            files.retag(block_id, tags)
+        subject = (
+            f"dream: consolidate {len(batch)} blocks"
+            if batch
+            else f"dream: re-tag {len(deep.retag)} rescored blocks"
         )
-        return plan
+        return Plan(
+            op="dream",
+            subject=subject,
+            block_ids=[
+                *(b.id for b in batch),
+                *decision.superseded,
+                *deep.retag,
+                *(e.source for e in edges),
+            ],
+            files={p: FileEdit(tuple(bs)) for p, bs in files.edits.items()},
+            body=(
+                f"Promoted {len(decision.promoted)}, archived {len(decision.duplicates)} "
+                f"duplicates, linked {len(decision.lookalikes)} look-alikes, added {len(edges)} "
+                f"semantic edges; re-tagged {len(deep.retag)} rescored blocks."
+            ),
+        )
 
     result = core.store.write(build, core.after_write)
-    commit_id = result.commit_id if result else None
+    return result.commit_id if result else None
+
+
+def _ledger_lines(
+    core: Core, decision: _Decision, deep: Rescore, edges: list[Edge], commit_id: str | None
+) -> dict[str, list[str]]:
+    """Everything the run records, for one notes commit."""
     lines: dict[str, list[str]] = {}
     for block in decision.promoted:
         lines.setdefault(block.id, []).append(core.event("promote", block.id, commit=commit_id))
@@ -272,15 +328,9 @@ def dream(
             core.event("forget", old, commit=commit_id, superseded_by=new)
         )
     for block_id, j in decision.judgements.items():
-        lines.setdefault(block_id, []).append(
-            core.event(
-                "analysis",
-                block_id,
-                alignment=j.alignment,
-                summary=j.summary,
-                malformed=j.malformed,
-            )
-        )
+        lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=False))
+    for block_id, j in deep.judgements.items():
+        lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=True))
     for pair in decision.lookalikes:
         lines.setdefault(str(pair["id"]), []).append(
             core.event(
@@ -292,68 +342,9 @@ def dream(
                 source="similar",
             )
         )
-    core.record(lines, "elfmem: dream")
-    return DreamResult(
-        processed=len(batch),
-        promoted=[b.id for b in decision.promoted],
-        duplicates=[{"id": b.id, "of": t} for b, t in decision.duplicates],
-        lookalikes=decision.lookalikes,
-        inbox_remaining=max(0, len(inbox) - len(batch)),
-        commit_id=commit_id,
-        mode="deterministic" if judge is None else "llm",
-        note=note,
-        superseded=[{"id": old, "by": new} for old, new in decision.superseded.items()],
-        malformed=sum(1 for j in decision.judgements.values() if j.malformed),
-        analyses={
-            b: {
-                "alignment": j.alignment,
-                "tags": list(j.tags),
-                "summary": j.summary,
-                "malformed": j.malformed,
-            }
-            for b, j in decision.judgements.items()
-        },
-    )
-
-
-def host_judge(core: Core, analyses: Mapping[str, Mapping[str, object]]) -> Judge:
-    """Judgements supplied by the host agent (``dream --host-analyses FILE``), validated."""
-    from elfmem.block.model import is_valid_tag
-    from elfmem.errors import InvalidInput
-
-    checked: dict[str, Judgement] = {}
-    for block_id, entry in analyses.items():
-        if not isinstance(entry, Mapping):
-            raise InvalidInput(
-                f"host analysis for {block_id} is not an object.",
-                'Give {"<id>": {"alignment": 0.8, "tags": ["a/b"], "summary": "…"}}.',
-            )
-        alignment = entry.get("alignment", 0.5)
-        if not isinstance(alignment, int | float) or not 0 <= float(alignment) <= 1:
-            raise InvalidInput(
-                f"host analysis for {block_id}: alignment must be a number in [0, 1].",
-                "Fix the alignment value.",
-            )
-        tags = entry.get("tags", [])
-        if not isinstance(tags, list) or not all(
-            isinstance(t, str) and is_valid_tag(t) for t in tags
-        ):
-            raise InvalidInput(
-                f"host analysis for {block_id}: tags must be a list of valid tags.",
-                "Tags use letters, digits and _ . / % : + - (no spaces).",
-            )
-        revision = entry.get("revision_of")
-        checked[block_id] = Judgement(
-            float(alignment),
-            tuple(tags),
-            str(entry.get("summary", "")),
-            str(revision) if revision else None,
-        )
-
-    def judge(block: Block, lookalikes: list[tuple[str, str]]) -> Judgement:
-        return checked.get(block.id, Judgement())
-
-    return judge
+    for block_id, more in edge_lines(core, edges, commit_id).items():
+        lines.setdefault(block_id, []).extend(more)
+    return lines
 
 
 def should_dream(core: Core) -> bool:

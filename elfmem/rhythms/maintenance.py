@@ -15,6 +15,7 @@ from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError, InvalidInput
 from elfmem.index import SyncReport, open_index, open_memory_index, queries, rebuild, sync
 from elfmem.index import status as index_status
+from elfmem.progress import Progress, silent
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.recall import embedder_fn, frames, states_fn
@@ -24,8 +25,11 @@ from elfmem.rhythms.results import Result
 @dataclass(frozen=True)
 class CheckResult(Result):
     files: int
+    """Memory files read (the working tree where it has them, else the committed tree)."""
     blocks: int
+    """Blocks in the files that parsed."""
     errors: list[dict[str, Any]] = field(default_factory=list)
+    """One ``{path, line, message, recovery}`` per file that does not parse."""
 
     @property
     def ok(self) -> bool:
@@ -71,7 +75,9 @@ def check(core: Core) -> CheckResult:
 @dataclass(frozen=True)
 class IndexStatus(Result):
     details: dict[str, Any]
+    """The index's own figures: ``counts`` by status, ``memory_tree_oid``, ``size_bytes``, …"""
     fresh: bool
+    """True when the index is keyed to the memory tree at HEAD."""
 
     @property
     def summary(self) -> str:
@@ -94,10 +100,15 @@ def status(core: Core) -> IndexStatus:
 @dataclass(frozen=True)
 class RebuildResult(Result):
     path: str
+    """The index file written."""
     blocks: int
+    """Blocks in the rebuilt index."""
     embedded: int
+    """Texts embedded by the model now; the rest came from the embedding cache."""
     files_parsed: int
+    """Memory files read and parsed."""
     errors: list[str] = field(default_factory=list)
+    """Files that did not parse, as ``path:line: message``."""
 
     @property
     def summary(self) -> str:
@@ -107,7 +118,8 @@ class RebuildResult(Result):
         )
 
 
-def rebuild_to(core: Core, path: Path) -> RebuildResult:
+def rebuild_to(core: Core, path: Path, progress: Progress | None = None) -> RebuildResult:
+    """A fresh index at ``path`` from git alone; ``progress`` hears files parsed, texts embedded."""
     target = path.resolve()
     if target == core.index_path.resolve():
         raise InvalidInput(
@@ -116,7 +128,7 @@ def rebuild_to(core: Core, path: Path) -> RebuildResult:
         )
     db = open_index(target)
     try:
-        report = rebuild(db, core.store.source(), core.embedder)
+        report = rebuild(db, core.store.source(), core.embedder, progress=progress or silent)
         total = sum(queries.counts(db).values())
     finally:
         db.close()
@@ -128,7 +140,9 @@ def rebuild_to(core: Core, path: Path) -> RebuildResult:
 @dataclass(frozen=True)
 class ParityResult(Result):
     probes: int
+    """Queries ranked in both indexes (the SELF frame, then one per active block)."""
     differences: list[dict[str, Any]] = field(default_factory=list)
+    """Probes that ranked differently: ``{frame, query, live, rebuilt}`` with the id lists."""
 
     @property
     def ok(self) -> bool:

@@ -70,7 +70,8 @@ class BatchResult(Result):
     @property
     def summary(self) -> str:
         commit = f" in commit {self.commit_id[:12]}" if self.commit_id else ""
-        return f"Remembered {len(self.created)} blocks{commit}; {len(self.duplicates)} duplicates skipped."
+        skipped = len(self.duplicates)
+        return f"Remembered {len(self.created)} blocks{commit}; {skipped} duplicates skipped."
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ class ChangeResult(Result):
     def summary(self) -> str:
         if not self.changed:
             return f"{self.op}: {self.block_id} unchanged ({self.detail or 'nothing to do'})."
-        return f"{self.op}: {self.block_id} in commit {str(self.commit_id)[:12]}. {self.detail}".strip()
+        commit = str(self.commit_id)[:12]
+        return f"{self.op}: {self.block_id} in commit {commit}. {self.detail}".strip()
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,10 @@ class UndoResult(Result):
     @property
     def summary(self) -> str:
         if self.already_undone_by:
-            return f"Commit {self.undone[:12]} was already undone by {self.already_undone_by[:12]}; nothing to do."
-        return f"Undid {self.undone[:12]} ({len(self.block_ids)} blocks) in commit {str(self.commit_id)[:12]}."
+            by = self.already_undone_by[:12]
+            return f"Commit {self.undone[:12]} was already undone by {by}; nothing to do."
+        commit = str(self.commit_id)[:12]
+        return f"Undid {self.undone[:12]} ({len(self.block_ids)} blocks) in commit {commit}."
 
 
 @dataclass(frozen=True)
@@ -147,3 +151,44 @@ class LedgerResult(Result):
         return "\n".join(
             json.dumps(e, sort_keys=True, ensure_ascii=False) for e in self.events
         ) or (f"No ledger events for {self.block_id} (anchor {self.anchor}).")
+
+
+@dataclass(frozen=True)
+class DreamResult(Result):
+    """One dream run: what moved out of the inbox, what deep sleep re-judged, edges added."""
+
+    processed: int
+    promoted: list[str] = field(default_factory=list)
+    duplicates: list[dict[str, str]] = field(default_factory=list)
+    lookalikes: list[dict[str, object]] = field(default_factory=list)
+    inbox_remaining: int = 0
+    commit_id: str | None = None
+    mode: str = "deterministic"
+    note: str = ""
+    superseded: list[dict[str, str]] = field(default_factory=list)
+    malformed: int = 0
+    """LLM replies that could not be parsed (neutral scoring was used instead)."""
+    analyses: dict[str, dict[str, object]] = field(default_factory=dict)
+    edges_added: int = 0
+    """Semantic ``similar`` edges written: a link between two blocks is two, one on each note."""
+    rescored: list[str] = field(default_factory=list)
+    """Aged active blocks deep sleep re-evaluated (``rescore=True``)."""
+    rescore_note: str = ""
+    retagged: list[str] = field(default_factory=list)
+    """Rescored blocks that gained tags (written in this run's commit)."""
+
+    @property
+    def summary(self) -> str:
+        if not self.processed:
+            text = "Inbox empty; nothing to consolidate."
+        else:
+            text = (
+                f"Dreamed over {self.processed} blocks ({self.mode}): {len(self.promoted)} "
+                f"promoted, {len(self.duplicates)} duplicates archived, {len(self.lookalikes)} "
+                f"look-alikes linked for review; {self.inbox_remaining} still in the inbox."
+            )
+        if self.rescore_note:
+            text += f" Deep sleep: {self.rescore_note}."
+        if self.edges_added:
+            text += f" {self.edges_added} semantic edges added."
+        return text

@@ -191,6 +191,13 @@ class BlockState:
     born: bool = False
     forgotten: bool = False
     malformed: int = 0
+    alignment: float | None = None
+    """The latest well-formed analysis's alignment with SELF; None if never judged."""
+    summary: str = ""
+    analyses: int = 0
+    """Analysis events of any kind: dream's first judgement and every rescore after it."""
+    last_analysis: float | None = None
+    """Wall-clock time (epoch seconds) of the latest analysis, well-formed or not."""
 
     @property
     def confidence(self) -> float:
@@ -212,6 +219,9 @@ def fold(lines: Iterable[str]) -> BlockState:
         for e, b in zip(outcomes, bands, strict=True)
         if b == REINFORCE_BAND and _is_number(e.get("at"))
     ]
+    analyses = [e for e in live if e["kind"] == "analysis"]
+    judged = [e for e in analyses if e.get("malformed") is not True]
+    latest = max(judged, key=_stamp, default=None)
     sessions: dict[str, set[str]] = {}
     for e in live:
         if e["kind"] == "cooccur":
@@ -231,7 +241,16 @@ def fold(lines: Iterable[str]) -> BlockState:
         born="birth" in kinds,
         forgotten="forget" in kinds,
         malformed=malformed,
+        alignment=float(latest["alignment"]) if latest is not None else None,
+        summary=str(latest.get("summary") or "") if latest is not None else "",
+        analyses=len(analyses),
+        last_analysis=max((_stamp(e)[0] / 1e6 for e in analyses), default=None),
     )
+
+
+def _stamp(event: Mapping[str, Any]) -> tuple[int, str]:
+    """A total order on events: time, then ``eid``; so "the latest" is the same in any clone."""
+    return ts_micros(event["ts"]) or 0, event["eid"]
 
 
 def _cancelled(event: Mapping[str, Any], undone: set[str]) -> bool:

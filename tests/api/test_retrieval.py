@@ -44,8 +44,13 @@ FACTS = [
 ]
 
 
-def _memory(repo: Path, *, seed: bool = True) -> MemorySystem:
+def _memory(repo: Path, *, seed: bool = True, edges: bool = True) -> MemorySystem:
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=seed))
+    if not edges:  # no semantic edges from dream: every block's centrality stays equal
+        from dataclasses import replace
+
+        cfg = system._core.config
+        system._core.config = replace(cfg, memory=replace(cfg.memory, edge_degree_cap=0))
     arun(system.remember_many([{"content": c, "cue": q, "tags": t} for c, q, t in FACTS]))
     arun(system.dream(max_blocks=50))
     return system
@@ -222,7 +227,7 @@ def test_custom_frame_from_config(repo: Path) -> None:
 
 
 def test_signals_equal_across_candidates_do_not_move_the_ranking(repo: Path) -> None:
-    system = _memory(repo, seed=False)
+    system = _memory(repo, seed=False, edges=False)
     from elfmem.retrieval.pipeline import SearchSettings
 
     core = system._core

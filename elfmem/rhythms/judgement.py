@@ -1,0 +1,101 @@
+"""Judgements: what an LLM (or the host agent) says about one block, and how the ledger keeps it.
+
+Dream asks once per inbox block; deep sleep (``dream --rescore``) asks again for aged active
+blocks. Every answer becomes a new ``analysis`` event and none replaces another, so the history of
+how a block was judged survives and the fold decides which one counts (the latest well-formed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from elfmem.block.model import Block, is_valid_tag
+from elfmem.errors import InvalidInput
+from elfmem.rhythms.core import Core
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What an LLM (or the host agent) says about one block."""
+
+    alignment: float = 0.5
+    tags: tuple[str, ...] = ()
+    summary: str = ""
+    revision_of: str | None = None
+    malformed: bool = False
+
+
+Judge = Callable[[Block, list[tuple[str, str]]], Judgement]
+"""(block, older look-alikes as (id, content)) → judgement; one LLM call per block."""
+
+
+class HostJudge:
+    """Judgements supplied by the host agent; ``ids`` says which blocks it judged."""
+
+    def __init__(self, checked: Mapping[str, Judgement]) -> None:
+        self._checked = dict(checked)
+        self.ids = frozenset(self._checked)
+
+    def __call__(self, block: Block, lookalikes: list[tuple[str, str]]) -> Judgement:
+        return self._checked.get(block.id, Judgement())
+
+
+def host_judge(core: Core, analyses: Mapping[str, Mapping[str, object]]) -> HostJudge:
+    """Judgements supplied by the host agent (``dream --host-analyses FILE``), validated."""
+    checked: dict[str, Judgement] = {}
+    for block_id, entry in analyses.items():
+        if not isinstance(entry, Mapping):
+            raise InvalidInput(
+                f"host analysis for {block_id} is not an object.",
+                'Give {"<id>": {"alignment": 0.8, "tags": ["a/b"], "summary": "…"}}.',
+            )
+        alignment = entry.get("alignment", 0.5)
+        if not isinstance(alignment, int | float) or not 0 <= float(alignment) <= 1:
+            raise InvalidInput(
+                f"host analysis for {block_id}: alignment must be a number in [0, 1].",
+                "Fix the alignment value.",
+            )
+        tags = entry.get("tags", [])
+        if not isinstance(tags, list) or not all(
+            isinstance(t, str) and is_valid_tag(t) for t in tags
+        ):
+            raise InvalidInput(
+                f"host analysis for {block_id}: tags must be a list of valid tags.",
+                "Tags use letters, digits and _ . / % : + - (no spaces).",
+            )
+        revision = entry.get("revision_of")
+        checked[block_id] = Judgement(
+            float(alignment),
+            tuple(tags),
+            str(entry.get("summary", "")),
+            str(revision) if revision else None,
+        )
+    return HostJudge(checked)
+
+
+def analysis_line(core: Core, block_id: str, judgement: Judgement, *, rescore: bool) -> str:
+    """One ``analysis`` event; ``rescore`` marks a deep-sleep re-judgement of an active block."""
+    extra: dict[str, object] = {"rescore": True} if rescore else {}
+    return core.event(
+        "analysis",
+        block_id,
+        alignment=judgement.alignment,
+        summary=judgement.summary,
+        tags=list(judgement.tags),
+        malformed=judgement.malformed,
+        **extra,
+    )
+
+
+def describe(judgements: Mapping[str, Judgement]) -> dict[str, dict[str, object]]:
+    """The judgements as a result reports them."""
+    return {
+        block_id: {
+            "alignment": j.alignment,
+            "tags": list(j.tags),
+            "summary": j.summary,
+            "malformed": j.malformed,
+        }
+        for block_id, j in judgements.items()
+    }
