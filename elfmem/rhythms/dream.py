@@ -51,6 +51,8 @@ class _Decision:
     superseded: dict[str, str] = field(default_factory=dict)
     """older block id → the newer block that revises it."""
     judgements: dict[str, Judgement] = field(default_factory=dict)
+    by_hash: dict[str, str] = field(default_factory=dict)
+    """content hash → the id of the block promoted with it in this run."""
 
 
 def _apply_judgement(
@@ -82,12 +84,60 @@ def _judge(
     if progress is not None and batch:
         progress("dream", 0, len(batch))
     near_active = nearest_active(core, batch, vecs)
+    earlier = _EarlierInRun(batch, vecs)
     for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
-        near = _with_accepted(block, active_near, vecs, decision.promoted)
+        near = earlier.merged(block, active_near, decision.promoted)
         _consider(core, decision, block, near, judge)
         if progress is not None:
             progress("dream", done, len(batch))
     return decision
+
+
+class _EarlierInRun:
+    """Cosines between a block and the blocks promoted before it in the same run.
+
+    Those blocks are not yet active in the index, so the index search cannot see them. The
+    batch's vectors are multiplied a chunk of rows at a time, so a run of n blocks costs a few
+    matrix products rather than n² Python-level dot products.
+    """
+
+    CHUNK = 256
+
+    def __init__(self, batch: list[Block], vecs: dict[str, np.ndarray]) -> None:
+        rows = [b.id for b in batch if b.id in vecs]
+        self.row = {block_id: i for i, block_id in enumerate(rows)}
+        self.matrix = np.stack([vecs[b] for b in rows]).astype(np.float32) if rows else None
+        self._start = -1
+        self._sims: np.ndarray | None = None
+        self._seen = 0
+        self._rows: list[int] = []
+        self._blocks: list[Block] = []
+
+    def _cosines(self, i: int) -> np.ndarray:
+        assert self.matrix is not None
+        start = i - i % self.CHUNK
+        if start != self._start:
+            self._start = start
+            self._sims = self.matrix[start : start + self.CHUNK] @ self.matrix.T
+        assert self._sims is not None
+        return self._sims[i - start]
+
+    def merged(
+        self, block: Block, near: list[tuple[Block, float]], accepted: list[Block]
+    ) -> list[tuple[Block, float]]:
+        """The five nearest of ``near`` (active blocks) and the blocks accepted so far."""
+        for b in accepted[self._seen :]:  # ``accepted`` only grows at the end
+            if b.id in self.row:
+                self._rows.append(self.row[b.id])
+                self._blocks.append(b)
+        self._seen = len(accepted)
+        i = self.row.get(block.id)
+        if i is None or not self._rows:
+            return near
+        cos = self._cosines(i)[np.asarray(self._rows, dtype=np.intp)]
+        best = np.argsort(-cos, kind="stable")[:5]
+        extra = [(self._blocks[j], float(cos[j])) for j in best]
+        return sorted([*near, *extra], key=lambda p: -p[1])[:5]
 
 
 def _consider(
@@ -98,7 +148,7 @@ def _consider(
     judge: Judge | None,
 ) -> None:
     """Drop a true duplicate, or judge the block, link its look-alikes and promote it."""
-    twin = _exact_twin(core, block, decision.promoted)
+    twin = _exact_twin(core, block, decision)
     if twin is not None:
         decision.duplicates.append((block, twin))
         return
@@ -122,26 +172,13 @@ def _consider(
                 }
             )
     decision.promoted.append(block)
+    decision.by_hash.setdefault(block.content_hash, block.id)
 
 
-def _with_accepted(
-    block: Block,
-    near: list[tuple[Block, float]],
-    vecs: dict[str, np.ndarray],
-    accepted: list[Block],
-) -> list[tuple[Block, float]]:
-    """Add the blocks promoted earlier in this same run (not yet in the index as active)."""
-    vec = vecs.get(block.id)
-    if vec is None or not accepted:
-        return near
-    extra = [(o, float(np.dot(vec, vecs[o.id]))) for o in accepted[-2000:] if o.id in vecs]
-    return sorted([*near, *extra], key=lambda p: -p[1])[:5]
-
-
-def _exact_twin(core: Core, block: Block, accepted: list[Block]) -> str | None:
-    for other in accepted:
-        if other.content_hash == block.content_hash:
-            return other.id
+def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
+    twin = decision.by_hash.get(block.content_hash)
+    if twin is not None:
+        return twin
     for other_id in queries.find_by_hash(core.db(), block.content_hash):
         row = queries.get_blocks(core.db(), [other_id]).get(other_id)
         if row is not None and row.status == "active" and other_id != block.id:

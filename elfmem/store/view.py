@@ -50,6 +50,8 @@ class MemoryView:
         self.carried: set[str] = set()
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}
+        self._files: dict[str, tuple[bytes, str]] = {}
+        """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
 
     def paths(self) -> list[str]:
@@ -76,6 +78,11 @@ class MemoryView:
         return parsed(oid, data, f"{MEMORY_DIR}/{relpath}")
 
     def _bytes(self, relpath: str) -> tuple[bytes, str]:
+        if relpath not in self._files:
+            self._files[relpath] = self._load(relpath)
+        return self._files[relpath]
+
+    def _load(self, relpath: str) -> tuple[bytes, str]:
         blob = blob_at(self.repo, self.tree, relpath)
         data = blob.data if blob is not None else b""
         oid = str(blob.id) if blob is not None else ""
@@ -102,7 +109,7 @@ class MemoryView:
         return None
 
     def append_target(self, status: str, cls: str, month: str) -> str:
-        """Reserve a place for one new block of this kind: the last bucket, or a fresh one when full.
+        """Reserve a place for one new block: the last bucket of its kind, or a fresh one when full.
 
         Each call counts as one block appended, so a batch planned against one view fills buckets
         to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
