@@ -162,7 +162,8 @@ async def run(rounds: int) -> None:
                         negatives[query] += len(bad)
             await system.curate()
             print(
-                f"{r:>5} {wins / len(topics):>14.0%} {misleading_seen:>20} {sum(negatives.values()):>15}"
+                f"{r:>5} {wins / len(topics):>14.0%} "
+                f"{misleading_seen:>20} {sum(negatives.values()):>15}"
             )
         worst = max((v for v in gone_after.values() if v is not None), default=None)
         never = [q for q, v in gone_after.items() if v is None]
@@ -172,9 +173,10 @@ async def run(rounds: int) -> None:
             + (f"; never left: {never}" if never else "")
         )
         after = {b.id: b.content for b in (await system.ls(tag="self/constitutional")).blocks}
-        print(
-            f"constitution unchanged: {after == constitution and (root / '.elfmem/memory/self.md').read_text() == self_md}"
+        unchanged = (
+            after == constitution and (root / ".elfmem/memory/self.md").read_text() == self_md
         )
+        print(f"constitution unchanged: {unchanged}")
         core = system._core
         now = core.ledger.now_hours()
         later = core.ledger.now_hours(at=time.time() + 14 * 86400)
@@ -187,7 +189,8 @@ async def run(rounds: int) -> None:
 
 
 async def merge_check() -> None:
-    """Two clones each send half the outcomes; merged with git's cat_sort_uniq they fold like one."""
+    """Two clones each send half the outcomes; merged with git's cat_sort_uniq they fold like
+    one."""
     with tempfile.TemporaryDirectory() as tmp:
         a_root = Path(tmp) / "a"
         system, _ = await MemorySystem.init(a_root)

@@ -74,7 +74,7 @@ def bm25_rank(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> 
     df: Counter[str] = Counter(w for t in tok for w in set(t))
     q = [w for w in re.findall(r"[a-z0-9]+", query.lower()) if w not in STOP]
     scores = []
-    for i, t in enumerate(tok):
+    for t in tok:
         tf = Counter(t)
         s = 0.0
         for w in q:
@@ -157,7 +157,8 @@ def table(results: dict[str, list[dict[str, Any]]]) -> str:
                 continue
             avg = {m: sum(r[m] for r in rs) / len(rs) for m in ("R@5", "R@10", "NDCG@10")}
             lines.append(
-                f"{name:<24} {cat:>4} {len(rs):>5} {avg['R@5']:>7.3f} {avg['R@10']:>7.3f} {avg['NDCG@10']:>8.3f}"
+                f"{name:<24} {cat:>4} {len(rs):>5} "
+                f"{avg['R@5']:>7.3f} {avg['R@10']:>7.3f} {avg['NDCG@10']:>8.3f}"
             )
     return "\n".join(lines)
 

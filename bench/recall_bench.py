@@ -103,12 +103,14 @@ async def main() -> None:
     args = ap.parse_args()
     rows = [await measure(int(s), args.queries) for s in args.sizes.split(",") if s]
     print(
-        f"{'blocks':>8} {'recall p50':>11} {'p95':>8} {'sync after 10-block diff':>25} {'full rebuild':>13} "
+        f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "
+        f"{'sync after 10-block diff':>25} {'full rebuild':>13} "
         f"{'ratio':>6} {'index MB':>9}"
     )
     for r in rows:
         print(
-            f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms {r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
+            f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms "
+            f"{r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
             f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f}"
         )
 

@@ -125,7 +125,8 @@ async def main() -> None:
     for r in rows:
         print(f"{r['scenario']:<52} {r['p50']:>9.2f} {r['p95']:>9.2f}")
     print(
-        f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, after 5 warm-up writes)"
+        f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, "
+        "after 5 warm-up writes)"
     )
 
 

@@ -106,7 +106,8 @@ class MemorySystem:
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
-        """Configuration from ``ELFMEM_<SECTION>__<KEY>`` variables; ``ELFMEM_PATH`` names the repo."""
+        """Configuration from ``ELFMEM_<SECTION>__<KEY>`` variables; ``ELFMEM_PATH`` names the
+        repo."""
         cfg = config_mod.from_env()
         return await cls.from_config(path or os.environ.get("ELFMEM_PATH"), cfg)
 
@@ -449,7 +450,8 @@ class MemorySystem:
         return hooks_mod.uninstall(self.root)
 
     async def hooks_status(self) -> hooks_mod.HooksReport:
-        """Each git hook: ours, chained (ours, running an earlier hook first), foreign or missing."""
+        """Each git hook: ours, chained (ours, running an earlier hook first), foreign or
+        missing."""
         return hooks_mod.status(self.root)
 
     async def check_staged(self, paths: Sequence[str] = ()) -> hooks_mod.StagedCheck:
@@ -467,7 +469,8 @@ class MemorySystem:
     async def visualise(
         self, out: str | Path | None = None, include_archived: bool = False, max_nodes: int = 100
     ) -> VisualiseResult:
-        """Write the memory graph as one self-contained HTML page (default <gitdir>/elfmem/graph.html)."""
+        """Write the memory graph as one self-contained HTML page (default
+        <gitdir>/elfmem/graph.html)."""
         return visualise_mod.visualise(
             self._core, Path(out) if out is not None else None, include_archived, max_nodes
         )
@@ -475,7 +478,8 @@ class MemorySystem:
     # ---- health -------------------------------------------------------------------------------
 
     async def doctor(self, resolve: bool = False) -> doctor_mod.DoctorResult:
-        """Paths, config, git state, hooks, ledger, index, embedder, keys; each problem with its fix.
+        """Paths, config, git state, hooks, ledger, index, embedder, keys; each problem with its
+        fix.
 
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _NEGATIONS = frozenset(
-    "not no never none nobody nothing neither nor cannot without nowhere disallowed forbidden".split()
+    (
+        "not no never none nobody nothing neither nor cannot without nowhere disallowed forbidden"
+    ).split()
 )
 
 

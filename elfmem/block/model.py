@@ -105,7 +105,7 @@ def now_iso() -> str:
 
 
 def normalise_content(text: str) -> str:
-    """The stored form of content: LF line ends, no trailing spaces, no leading/trailing blank lines."""
+    """Stored form of content: LF line ends, no trailing spaces, no blank lines at either end."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).strip("\n")
 

@@ -1,4 +1,5 @@
-"""Credentials are refused before they reach a blob: git history is forever and revert does not purge.
+"""Credentials are refused before they reach a blob: git history is forever and revert does not
+purge.
 
 Known key formats are matched exactly; a long, high-entropy value standing next to a word like
 ``key`` or ``password`` is refused too. A false positive is written with an explicit override,

@@ -1,4 +1,6 @@
-"""The retrieval pipeline (seed §4.1): filter, seed, fuse, expand, score, diversify, guarantee, pack.
+"""The retrieval pipeline (seed §4.1).
+
+Filter, seed, fuse, expand, score, diversify, guarantee, pack.
 
 Exclusions are applied before candidates are counted, so an excluded block never takes a seed
 slot. Every signal is normalised over the candidate set with a floor, so a signal that is equal
@@ -31,7 +33,7 @@ class SearchSettings:
     """Knobs of the first stages; the defaults are the ones measured on the dev benchmark."""
 
     seeds: int = 50
-    rrf_k: int = 60
+    rrf_k: int = fusion.RRF_K
     fusion_weights: tuple[float, float] = (1.0, 1.0)
     """RRF weights of (lexical, dense) rankings."""
     use_mmr: bool = True

@@ -64,7 +64,8 @@ class FrameResult:
     @property
     def summary(self) -> str:
         return (
-            f"{self.frame}: {len(self.blocks)} blocks, {self.budget_used}/{self.budget_total} tokens, "
+            f"{self.frame}: {len(self.blocks)} blocks, "
+            f"{self.budget_used}/{self.budget_total} tokens, "
             f"{len(self.dropped)} dropped, {self.excluded_by_filter} excluded by filter"
         )
 

@@ -10,8 +10,8 @@ in proportion instead of being blown up to a full unit.
 Floors, in each signal's raw units (``SIGNAL_FLOORS``), are the smallest spread treated as a
 real difference; they are first choices, to be tuned on the dev benchmark:
 
-- similarity 0.05: about three ranks at the top of a fused list (1 − 61/64 ≈ 0.047 with k = 60)
-  or 0.05 of cosine.
+- similarity 0.05: less than one rank at the top of a fused list (second in both rankings
+  scores 11/12 ≈ 0.92 of the top with k = 10), or 0.05 of cosine.
 - confidence 0.10: under half of what one full outcome does to a fresh block (0.5 → 0.75).
 - recency 0.05: about five active hours for a standard block (1 − e^(−0.01·5) ≈ 0.049); the
   constitution's permanent λ keeps its spread far below this, so recency never reorders it.

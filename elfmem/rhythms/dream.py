@@ -120,7 +120,8 @@ class _EarlierInRun:
             self._start = start
             self._sims = self.matrix[start : start + self.CHUNK] @ self.matrix.T
         assert self._sims is not None
-        return self._sims[i - start]
+        row: np.ndarray = self._sims[i - start]
+        return row
 
     def merged(
         self, block: Block, near: list[tuple[Block, float]], accepted: list[Block]

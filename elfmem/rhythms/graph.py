@@ -40,7 +40,10 @@ class ConnectResult(Result):
     @property
     def summary(self) -> str:
         where = f" in commit {self.commit_id[:12]}" if self.commit_id else ""
-        return f"{self.op}: {len(self.edges)} edge(s) changed{where}; {len(self.unchanged)} already so."
+        return (
+            f"{self.op}: {len(self.edges)} edge(s) changed{where}; "
+            f"{len(self.unchanged)} already so."
+        )
 
 
 def _check(core: Core, specs: Sequence[ConnectSpec]) -> None:

@@ -140,7 +140,8 @@ class Store:
         info = log.describe(target)
         if info is None:
             raise UndoError(
-                f"Commit {str(target.id)[:12]} was not made by elfmem (it has no Elfmem-Op trailer).",
+                f"Commit {str(target.id)[:12]} was not made by elfmem "
+                "(it has no Elfmem-Op trailer).",
                 f"Use `git revert {str(target.id)[:12]}` for commits that are not elfmem's.",
             )
         if info.op == "undo":

@@ -172,10 +172,10 @@ def write_pack(directory: Path, objects: list[tuple[bytes, ObjectType, bytes]]) 
     pack_dir = directory / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
     stem = pack_dir / f"pack-{pack_sha.hex()}"
-    for suffix, data in ((".pack", body), (".idx", idx)):
+    for suffix, content in ((".pack", body), (".idx", idx)):
         tmp = pack_dir / f"tmp_elfmem_{os.getpid()}{suffix}"
         with open(tmp, "wb") as fh:
-            fh.write(data)
+            fh.write(content)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o444)

@@ -106,9 +106,10 @@ def _semantic(view: MemoryView, commit: pygit2.Commit, target: CommitInfo) -> di
         then = after.get(block_id)
         if (now[1] if now else None) != (then[1] if then else None):
             raise UndoError(
-                f"Block {block_id} has changed since commit {target.commit_id[:12]}; undoing it would "
-                "discard the later change.",
-                "Undo the later commits first (`elfmem undo` repeatedly), or edit the block by hand.",
+                f"Block {block_id} has changed since commit {target.commit_id[:12]}; "
+                "undoing it would discard the later change.",
+                "Undo the later commits first (`elfmem undo` repeatedly), "
+                "or edit the block by hand.",
             )
         if now is not None:
             file(now[0])[:] = [b for b in file(now[0]) if b.id != block_id]

@@ -1,4 +1,5 @@
-"""The store's side of the index contract: memory trees, diffs and working-tree files as plain data."""
+"""The store's side of the index contract: memory trees, diffs and working-tree files as plain
+data."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pygit2
 
@@ -109,7 +110,9 @@ class MemoryWriter:
             "Another program is committing continuously; run the command again when it stops.",
         )
 
-    def _attempt(self, build: Callable[[MemoryView], Plan | None]) -> WriteResult | None | bool:
+    def _attempt(
+        self, build: Callable[[MemoryView], Plan | None]
+    ) -> WriteResult | Literal[False] | None:
         ref = repo_mod.branch_ref(self.repo)
         tip = repo_mod.head_commit(self.repo)
         view = MemoryView(self.repo, tip)

@@ -1,4 +1,5 @@
-"""Adaptive memory through the real path: outcomes, sessions, reinforcement, edges, curate, status."""
+"""Adaptive memory through the real path: outcomes, sessions, reinforcement, edges, curate,
+status."""
 
 from __future__ import annotations
 

@@ -96,9 +96,10 @@ def test_dream_with_a_scripted_llm_promotes_supersedes_rejects_and_survives_garb
     new = arun(system.remember("The API rate-limits at 1000 req/min per key", cue="api limits"))
     dup = arun(system.remember("The API rate-limits at 1000 req/min per key.", cue="api limits"))
     odd = arun(system.remember("Lunch is at noon on Thursdays"))
-    system.llm.enqueue(
-        f'Sure! {{"alignment": 0.9, "tags": [], "summary": "raised", "revision_of": "{old.block_id}"}}'
-    )  # type: ignore[union-attr]
+    system.llm.enqueue(  # type: ignore[union-attr]
+        f'Sure! {{"alignment": 0.9, "tags": [], "summary": "raised", '
+        f'"revision_of": "{old.block_id}"}}'
+    )
     system.llm.enqueue("I cannot answer in JSON today.")  # type: ignore[union-attr]
     second = arun(system.dream())
     assert second.superseded == [{"id": old.block_id, "by": new.block_id}]

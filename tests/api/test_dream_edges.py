@@ -131,16 +131,19 @@ def test_undo_of_a_dream_cancels_its_edges_and_a_new_dream_restores_them(repo: P
     arun(system.close())
 
 
-def test_centrality_sees_semantic_edges(repo: Path) -> None:
+def test_centrality_counts_evidence_edges_not_semantic_ones(repo: Path) -> None:
     system = _open(repo, edge_score_threshold=0.55)
-    _ids(system, E1, E2, E3)
+    e1, _, e3 = _ids(system, E1, E2, E3)
     arun(system.dream(max_blocks=10))
     (hub,) = _ids(system, HUB)
     arun(system.dream())
+    assert _similar(system, hub)  # dream linked the hub to its neighbours ...
     ranked = {b.id: b for b in arun(system.recall(HUB, top_k=4, reinforce=False)).ranked}
-    assert ranked[hub].centrality > 0
-    lonely = [b for b in ranked.values() if b.content == E3]
-    assert lonely and lonely[0].centrality == 0
+    assert ranked[hub].centrality == 0  # ... but closeness alone is not centrality
+    arun(system.connect(hub, e3, "supports"))
+    ranked = {b.id: b for b in arun(system.recall(HUB, top_k=4, reinforce=False)).ranked}
+    assert ranked[hub].centrality > 0 and ranked[e3].centrality > 0
+    assert ranked[e1].centrality == 0
     arun(system.close())
 
 

@@ -1,4 +1,5 @@
-"""Retrieval through the real path: the index heals, follows branches, sees hand edits; frames obey."""
+"""Retrieval through the real path: the index heals, follows branches, sees hand edits; frames
+obey."""
 
 from __future__ import annotations
 

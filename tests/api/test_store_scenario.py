@@ -1,4 +1,5 @@
-"""The store's promise, end to end: one readable commit per operation, nothing of the user's touched."""
+"""The store's promise, end to end: one readable commit per operation, nothing of the user's
+touched."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The CLI: one call into the API per command, --json everywhere, errors with recovery and exit codes."""
+"""The CLI: one call into the API per command, --json everywhere, errors with recovery and exit
+codes."""
 
 from __future__ import annotations
 

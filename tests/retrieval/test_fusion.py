@@ -16,8 +16,7 @@ from elfmem.retrieval.fusion import (
 
 
 def test_rrf_sums_reciprocal_ranks_with_k_60() -> None:
-    assert RRF_K == 60
-    got = rrf([["a", "b", "c"], ["b", "c", "d"]])
+    got = rrf([["a", "b", "c"], ["b", "c", "d"]], k=60)
     # a = 1/61 = 0.0163934;  b = 1/62 + 1/61 = 0.0161290 + 0.0163934 = 0.0325225
     # c = 1/63 + 1/62 = 0.0158730 + 0.0161290 = 0.0320020;  d = 1/63 = 0.0158730
     assert list(got) == ["b", "c", "a", "d"]  # found by both beats found by one
@@ -26,7 +25,7 @@ def test_rrf_sums_reciprocal_ranks_with_k_60() -> None:
 
 
 def test_rrf_weights_scale_each_ranking() -> None:
-    got = rrf([["a", "b", "c"], ["b", "c", "d"]], weights=[2.0, 1.0])
+    got = rrf([["a", "b", "c"], ["b", "c", "d"]], k=60, weights=[2.0, 1.0])
     # a = 2/61 = 0.0327869;  b = 2/62 + 1/61 = 0.0322581 + 0.0163934 = 0.0486515
     # c = 2/63 + 1/62 = 0.0317460 + 0.0161290 = 0.0478751;  d = 1/63 = 0.0158730
     expected = {"a": 0.0327869, "b": 0.0486515, "c": 0.0478751, "d": 0.0158730}
@@ -35,11 +34,11 @@ def test_rrf_weights_scale_each_ranking() -> None:
 
 def test_rrf_counts_a_repeated_id_once_and_closes_the_gap() -> None:
     # distinct order a, b: a = 1/61, b = 1/62 (not 1/63)
-    assert rrf([["a", "a", "b"]]) == {"a": 1 / 61, "b": 1 / 62}
+    assert rrf([["a", "a", "b"]], k=60) == {"a": 1 / 61, "b": 1 / 62}
 
 
 def test_rrf_ties_keep_first_seen_order_and_k_zero_is_allowed() -> None:
-    assert list(rrf([["x", "y"], ["y", "x"]])) == ["x", "y"]  # both 1/61 + 1/62
+    assert list(rrf([["x", "y"], ["y", "x"]], k=60)) == ["x", "y"]  # both 1/61 + 1/62
     assert rrf([["a"]], k=0) == {"a": 1.0}
 
 
@@ -54,7 +53,7 @@ def test_rrf_rejects_bad_parameters() -> None:
 
 def test_normalise_top_makes_the_best_exactly_one() -> None:
     assert normalise_top({"a": 0.032, "b": 0.016}) == {"a": 1.0, "b": 0.5}
-    fused = normalise_top(rrf([["p", "q", "r"], ["r", "p"]]))
+    fused = normalise_top(rrf([["p", "q", "r"], ["r", "p"]], k=60))
     assert max(fused.values()) == 1.0  # exact, not approximately
     # p = 1/61 + 1/62 = 0.0325225, r = 1/63 + 1/61 = 0.0322665: r / p = 0.992128
     assert fused["r"] == pytest.approx(0.992128, abs=1e-6)
@@ -83,7 +82,9 @@ def test_weighted_sum_fusion_on_min_max_scores() -> None:
 
 
 def test_similarity_is_normalised_rrf_when_bm25_found_something() -> None:
-    got = query_similarity(["a", "b", "c", "x"], lexical=["a", "b"], dense={"b": 0.8, "c": 0.6})
+    got = query_similarity(
+        ["a", "b", "c", "x"], lexical=["a", "b"], dense={"b": 0.8, "c": 0.6}, k=60
+    )
     # a = 1/61; b = 1/62 + 1/61 (top); c = 1/62
     # a / b = 62/123 = 0.504065;  c / b = 61/123 = 0.495935;  x graph-expanded → 0.0 sentinel
     assert got == pytest.approx({"a": 0.504065, "b": 1.0, "c": 0.495935, "x": 0.0}, abs=1e-6)
@@ -101,5 +102,10 @@ def test_queryless_similarity_is_all_sentinel() -> None:
 
 def test_similarity_passes_fusion_weights_through() -> None:
     # lexical only (dense weight 0): a = 1/61 top → 1.0; b = 1/62 → 61/62 = 0.983871; c 0
-    got = query_similarity(["a", "b", "c"], ["a", "b"], {"c": 0.9}, weights=[1.0, 0.0])
+    got = query_similarity(["a", "b", "c"], ["a", "b"], {"c": 0.9}, k=60, weights=[1.0, 0.0])
     assert got == pytest.approx({"a": 1.0, "b": 0.983871, "c": 0.0}, abs=1e-6)
+
+
+def test_the_default_k_is_10() -> None:
+    assert RRF_K == 10
+    assert rrf([["a", "b"]]) == {"a": 1 / 11, "b": 1 / 12}

@@ -58,7 +58,9 @@ def test_a_large_batch_becomes_one_pack_that_git_verifies(tmp_path: Path) -> Non
     repo = _repo(tmp_path)
     batch = ObjectBatch(repo)
     n = PACK_THRESHOLD + 50
-    changes = {(f"{i:03d}"[:2], f"f{i}"): batch.blob(f"blob {i}\n".encode() * (i + 1)) for i in range(n)}
+    changes = {
+        (f"{i:03d}"[:2], f"f{i}"): batch.blob(f"blob {i}\n".encode() * (i + 1)) for i in range(n)
+    }
     root = batch.edit(None, changes)
     assert root is not None
     batch.store()
