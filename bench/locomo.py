@@ -40,6 +40,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "lexical-heavy-no-mmr": SearchSettings(use_mmr=False, fusion_weights=(2.0, 1.0)),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
+    "rrf-k60": SearchSettings(rrf_k=60),
+    "rrf-k20": SearchSettings(rrf_k=20),
 }
 
 
