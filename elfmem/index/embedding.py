@@ -22,7 +22,7 @@ from elfmem.index.embcache import (
     embed_cached,
     text_hash,
 )
-from elfmem.index.queries import list_blocks
+from elfmem.index.queries import list_blocks, unvectored_blocks
 from elfmem.index.rows import CHUNK, chunks
 from elfmem.progress import Progress, silent
 
@@ -39,6 +39,8 @@ class VectorPlan:
     reset: bool = False
     pending: bool = False
     embedded: int = 0
+    stale: list[str] = field(default_factory=list)
+    """Blocks whose text changed while vectors were off: their old vector rows are dropped."""
 
 
 def check_model(meta: dict[str, str], model: VectorModel | None, allow_change: bool) -> None:
@@ -65,6 +67,15 @@ def plan_vectors(
     """Embed (through the cache) every text a written or unvectored block now needs."""
     plan = VectorPlan(model)
     if model is None:
+        # Drop the vectors whose text changed, so that "pending" means exactly the blocks
+        # without a vector row and the next sync with vectors embeds only those.
+        if diff.inserted:
+            stored = _stored_hashes(db.conn, list(diff.inserted))
+            plan.stale = [
+                i
+                for i, block in diff.inserted.items()
+                if i in stored and stored[i] != text_hash(text_for(block))
+            ]
         return plan
     known = meta.get("model_identity")
     plan.reset = known is not None and known != model.identity
@@ -72,7 +83,8 @@ def plan_vectors(
     blocks = diff.inserted
     if plan.pending and not diff.full:
         gone = set(diff.delete)
-        kept = {r.id: r.to_block() for r in list_blocks(db) if r.id not in gone}
+        rows = list_blocks(db) if plan.reset else unvectored_blocks(db)
+        kept = {r.id: r.to_block() for r in rows if r.id not in gone}
         blocks = {**kept, **blocks}
     current: dict[str, str] = {}
     if not plan.reset:
@@ -119,9 +131,10 @@ def write_plan(conn: sqlite3.Connection, plan: VectorPlan, diff: BlockDiff) -> b
     else:
         conn.executemany("DELETE FROM vectors WHERE block_id = ?", [(i,) for i in diff.removed])
     if plan.model is None:
+        conn.executemany("DELETE FROM vectors WHERE block_id = ?", [(i,) for i in plan.stale])
         if diff.insert:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_pending', '1')")
-        return bool(diff.removed)
+        return bool(diff.removed) or bool(plan.stale)
     if plan.reset:
         conn.execute("DELETE FROM vectors")
     conn.executemany(

@@ -120,6 +120,15 @@ def list_blocks(
     return [_row(r) for r in db.conn.execute(sql, params)]
 
 
+def unvectored_blocks(db: IndexDB) -> list[BlockRow]:
+    """Blocks that have no vector row yet: what a sync with vectors on still has to embed."""
+    sql = (
+        f"SELECT {_COLUMNS} FROM blocks WHERE id NOT IN (SELECT block_id FROM vectors)"
+        " ORDER BY created, path, ordinal, id"
+    )
+    return [_row(r) for r in db.conn.execute(sql)]
+
+
 def find_by_hash(db: IndexDB, content_hash: str) -> list[str]:
     """Ids of blocks whose normalised content hashes to ``content_hash`` (true duplicates)."""
     sql = "SELECT id FROM blocks WHERE content_hash = ? ORDER BY id"

@@ -62,6 +62,24 @@ def test_text_only_sync_fills_vectors_on_the_next_sync_with_a_model(
     assert sync(db, source, HashModel(), cache=cache).embedded == 0
 
 
+def test_after_text_only_syncs_only_new_or_changed_blocks_are_embedded(
+    db: IndexDB, cache: EmbeddingCache
+) -> None:
+    blocks = [block_text(bid(i), f"text {i}") for i in range(1, 6)]
+    source = source_with({BUCKET: memory_file(*blocks)})
+    model = HashModel()
+    assert sync(db, source, model, cache=cache).embedded == 5
+    blocks[0] = block_text(bid(1), "text 1 rewritten")  # changed while vectors were off
+    source.commit({BUCKET: memory_file(*blocks, block_text(bid(6), "text 6"))})
+    sync(db, source, None, cache=cache)
+    stored = {r[0] for r in db.conn.execute("SELECT block_id FROM vectors")}
+    assert stored == {bid(i) for i in range(2, 6)}  # the stale vector was dropped, not kept
+    before = model.texts_embedded
+    filled = sync(db, source, model, cache=cache)
+    assert filled.embedded == 2 and model.texts_embedded - before == 2
+    assert db.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 6
+
+
 def test_default_cache_lives_in_the_user_cache_dir(db: IndexDB) -> None:
     from elfmem.index import default_cache_path
 
