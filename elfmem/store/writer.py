@@ -11,7 +11,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -187,6 +187,7 @@ class MemoryWriter:
         except (json.JSONDecodeError, UnicodeDecodeError):
             self.journal.unlink(missing_ok=True)
             return
+        self._remove_temporaries(payload.get("paths", {}))
         tip = repo_mod.head_commit(self.repo)
         tree = tip.tree if tip is not None else None
         redo: dict[str, bytes | None] = {}
@@ -199,6 +200,16 @@ class MemoryWriter:
                     redo[path] = blob.data if blob is not None else None
         if self._sync_worktree(redo):
             self.journal.unlink(missing_ok=True)
+
+    def _remove_temporaries(self, paths: Iterable[str]) -> None:
+        """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them."""
+        wd = repo_mod.workdir(self.repo)
+        if wd is None:
+            return
+        for path in paths:
+            target = wd / path
+            for tmp in target.parent.glob(f".{target.name}.*.tmp"):
+                tmp.unlink(missing_ok=True)
 
     def _disk_oid(self, path: str) -> str | None:
         wd = repo_mod.workdir(self.repo)

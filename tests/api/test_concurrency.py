@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -85,3 +86,18 @@ def test_sigkill_mid_batch_keeps_every_acknowledged_write(repo: Path) -> None:
     assert set(acked) <= present
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "fsck", "--strict", "--no-dangling") == ""
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    first = arun(system.remember("The pager rota changes on Mondays"))
+    bucket = repo / ".elfmem" / "memory" / str(first.path)
+    rel = bucket.relative_to(repo).as_posix()
+    # What SIGKILL between writing the temporary file and renaming it leaves behind.
+    (bucket.parent / f".{bucket.name}.424242.tmp").write_text("half a file")
+    journal = {"base": git(repo, "rev-parse", "HEAD").strip(), "paths": {rel: {}}}
+    (repo / ".git" / "elfmem" / "journal.json").write_text(json.dumps(journal))
+    arun(system.remember("The pager rota is kept in the ops wiki"))
+    arun(system.close())
+    assert git(repo, "status", "--porcelain") == ""
+    assert not list(bucket.parent.glob("*.tmp"))
