@@ -106,14 +106,20 @@ class Spool:
         finally:
             os.close(fd)
 
-    def _read(self) -> list[tuple[str, str]]:
+    def _read(self, offset: int = 0) -> tuple[list[tuple[str, str]], int]:
+        """Complete records after byte ``offset`` (caller holds the lock), and where they end.
+
+        The part after the last newline is a torn write: never acknowledged, so ignored.
+        """
         try:
-            raw = self.path.read_bytes()
+            with open(self.path, "rb") as fh:
+                fh.seek(offset)
+                raw = fh.read()
         except FileNotFoundError:
-            return []
-        # The part after the last newline is a torn write: never acknowledged, so ignored.
-        complete = raw.split(b"\n")[:-1]
-        return [entry for entry in map(_parse, complete) if entry is not None]
+            return [], 0
+        end = raw.rfind(b"\n") + 1
+        entries = [entry for entry in map(_parse, raw[:end].split(b"\n")[:-1]) if entry]
+        return entries, offset + end
 
     def read_from(self, offset: int) -> tuple[list[tuple[str, str]], int]:
         """Complete records after byte ``offset``, and the offset just past the last of them.
@@ -121,15 +127,7 @@ class Spool:
         Readers that keep the offset pay only for what was appended since they last looked.
         """
         with self._locked():
-            try:
-                with open(self.path, "rb") as fh:
-                    fh.seek(offset)
-                    raw = fh.read()
-            except FileNotFoundError:
-                return [], 0
-        end = raw.rfind(b"\n") + 1
-        entries = [entry for entry in map(_parse, raw[:end].split(b"\n")[:-1]) if entry]
-        return entries, offset + end
+            return self._read(offset)
 
     def size(self) -> int:
         try:
@@ -140,7 +138,7 @@ class Spool:
     def entries(self) -> list[tuple[str, str]]:
         """The pending (anchor, line) pairs, in the order they were spooled."""
         with self._locked():
-            return self._read()
+            return self._read()[0]
 
     def pending(self) -> int:
         return len(self.entries())
@@ -148,7 +146,7 @@ class Spool:
     def flush(self, ledger: NotesLedger, message: str) -> int:
         """Write every pending line as one notes commit, then empty the spool; returns the count."""
         with self._locked():
-            entries = self._read()
+            entries, _ = self._read()
             if entries:
                 batch: dict[str, list[str]] = {}
                 for anchor, line in entries:
