@@ -21,6 +21,7 @@ from pygit2.enums import FileMode, ReferenceType, SortMode
 
 from elfmem.errors import ConflictError, InvalidInput
 from elfmem.store.objects import ObjectBatch
+from elfmem.store.repo import write_lock
 
 NOTES_REF = "refs/notes/elfmem"
 CLOCK_ANCHOR_TEXT = "elfmem-clock\n"
@@ -271,10 +272,25 @@ class NotesLedger:
         commit = self.repo.create_commit(None, author, committer, message, tree_oid, parents)
         reflog = "notes: " + (message.splitlines() or [""])[0]
         if ref is None:
-            self.repo.create_reference_direct(self.ref, commit, False, message=reflog)
+            self._create_ref(commit, reflog)
         else:
             ref.set_target(commit, reflog)  # compare-and-swap against old_tip
         return str(commit)
+
+    def _create_ref(self, commit: pygit2.Oid, reflog: str) -> None:
+        """Create the ref only if it is still absent.
+
+        libgit2 checks that a new ref does not exist before it takes the ref's lock, so two
+        processes creating it at once could both succeed and the first commit would be lost.
+        The check is repeated here under a lock that every elfmem process takes.
+        """
+        with write_lock(self.repo, "notes-ref"):
+            if self._reference() is not None:
+                raise OSError(f"{self.ref} was created by another writer")  # retried
+            try:
+                self.repo.create_reference_direct(self.ref, commit, False, message=reflog)
+            except pygit2.AlreadyExistsError as exc:  # plain git created it just now
+                raise OSError(str(exc)) from exc
 
     def _default_signature(self) -> pygit2.Signature:
         try:

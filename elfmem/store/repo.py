@@ -138,9 +138,13 @@ def identities(repo: pygit2.Repository, agent: str) -> tuple[Identity, Identity]
 
 
 @contextmanager
-def write_lock(repo: pygit2.Repository) -> Iterator[None]:
-    """Serialise elfmem writers on this machine; the ref update is also checked by libgit2."""
-    path = state_dir(repo) / "write.lock"
+def write_lock(repo: pygit2.Repository, name: str = "write") -> Iterator[None]:
+    """Serialise elfmem processes on this machine around one critical section.
+
+    ``write`` guards memory commits (libgit2 also checks the ref update); ``notes-ref`` guards
+    the creation of the notes ref, which libgit2 cannot make conditional.
+    """
+    path = state_dir(repo) / f"{name}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -217,6 +217,18 @@ def test_a_writer_that_moves_the_tip_mid_append_loses_nothing(repo: pygit2.Repos
     assert git(workdir(repo), "rev-list", "--count", "refs/notes/elfmem").strip() == "3"
 
 
+def test_a_writer_that_finds_the_ref_created_mid_append_loses_nothing(
+    repo: pygit2.Repository,
+) -> None:
+    anchor = anchor_for_block(BLOCK)
+    mine = InterleavingRepository(repo.path)
+    theirs = NotesLedger(pygit2.Repository(repo.path), author=SIG, committer=SIG)
+    mine.interloper = lambda: theirs.append({anchor: ["theirs"]}, "theirs")
+    NotesLedger(mine, author=SIG, committer=SIG).append({anchor: ["mine"]}, "mine")
+    assert set(theirs.read(anchor).split()) == {"theirs", "mine"}  # type: ignore[union-attr]
+    assert git(workdir(repo), "rev-list", "--count", "refs/notes/elfmem").strip() == "2"
+
+
 WRITER = """
 import sys, pygit2
 from elfmem.store.notes import NotesLedger, anchor_for_block
