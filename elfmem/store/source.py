@@ -54,24 +54,30 @@ class GitSource:
         return blob.data
 
     def worktree_stats(self) -> dict[str, tuple[int, int]] | None:
+        """(mtime ns, size) of every memory file on disk, by memory-relative path.
+
+        Every sync runs this (uncommitted hand edits must be seen), so it stays on plain strings
+        and ``os.scandir``: one ``stat`` per file and nothing else.
+        """
         if self._root is None:
             return None
         out: dict[str, tuple[int, int]] = {}
-        stack = [self._root]
+        stack = [(os.fspath(self._root), "")]
         while stack:
-            folder = stack.pop()
+            folder, rel = stack.pop()
             try:
-                entries = list(os.scandir(folder))
-            except FileNotFoundError:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        name = entry.name
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append((entry.path, f"{rel}{name}/"))
+                        elif name.endswith(".md") and not name.startswith("."):
+                            path = rel + name
+                            if _is_memory_file(path):
+                                st = entry.stat(follow_symlinks=False)
+                                out[path] = (st.st_mtime_ns, st.st_size)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.name.endswith(".md") and not entry.name.startswith("."):
-                    rel = Path(entry.path).relative_to(self._root).as_posix()
-                    if _is_memory_file(rel):
-                        st = entry.stat(follow_symlinks=False)
-                        out[rel] = (st.st_mtime_ns, st.st_size)
         return out
 
     def read_worktree(self, path: str) -> bytes:

@@ -50,9 +50,10 @@ class MemoryView:
         self.carried: set[str] = set()
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}
+        """Blocks this write has already sent to each bucket (see ``append_target``)."""
+        self._folders: dict[str, set[str]] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
         """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
-        """Blocks this write has already sent to each bucket (see ``append_target``)."""
 
     def paths(self) -> list[str]:
         """Bucket files in the tree, memory-relative, sorted."""
@@ -61,6 +62,21 @@ class MemoryView:
                 p for p in blob_paths(self.repo, self.tree) if parse_bucket_path(p)
             )
         return self._paths
+
+    def _folder(self, key: BucketKey) -> set[str]:
+        """The files in the tree beside ``key``'s bucket (one folder, not the whole memory)."""
+        folder = key.relpath.rsplit("/", 1)[0]
+        names = self._folders.get(folder)
+        if names is None:
+            names = set()
+            try:
+                sub = self.repo.get(self.tree[folder].id) if self.tree is not None else None
+            except KeyError:
+                sub = None
+            if isinstance(sub, pygit2.Tree):
+                names = {f"{folder}/{e.name}" for e in sub if e.type_str == "blob"}
+            self._folders[folder] = names
+        return names
 
     def blob_oid(self, relpath: str) -> str | None:
         blob = blob_at(self.repo, self.tree, relpath)
@@ -115,7 +131,7 @@ class MemoryView:
         to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
         """
         key = BucketKey(status, cls, month)
-        on_disk = set(self.paths())
+        on_disk = self._folder(key)
         existing = on_disk | set(self._reserved)
         while key.next().relpath in existing:
             key = key.next()
