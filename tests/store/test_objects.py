@@ -37,6 +37,25 @@ def test_trees_match_what_git_itself_would_write(tmp_path: Path) -> None:
     assert git(workdir, "write-tree").strip() == str(root)
 
 
+def test_editing_a_tree_git_wrote_gives_the_tree_git_would_write(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    workdir = Path(repo.workdir)
+    for rel in ("a/z", "a.b", "a0", "b/c/d", "é"):
+        (workdir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / rel).write_text(rel + "\n")
+    git(workdir, "add", "-A")
+    base = repo[git(workdir, "write-tree").strip()].peel(pygit2.Tree)
+    batch = ObjectBatch(repo)
+    blob = batch.blob(b"new\n")
+    edited = batch.edit(base, {("a-b",): blob, ("a", "y"): blob, ("a0",): None, ("b", "e"): blob})
+    batch.store()
+    (workdir / "a0").unlink()
+    for rel in ("a-b", "a/y", "b/e"):
+        (workdir / rel).write_text("new\n")
+    git(workdir, "add", "-A")
+    assert git(workdir, "write-tree").strip() == str(edited)
+
+
 def test_edit_copies_untouched_entries_and_deletes_empty_trees(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     batch = ObjectBatch(repo)
