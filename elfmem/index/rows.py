@@ -11,6 +11,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from elfmem.block.layout import DIR_STATUS, parse_bucket_path
 from elfmem.block.model import Block, Relation
@@ -54,11 +55,14 @@ def _json_pairs(pairs: Iterable[tuple[str, str]] | Iterable[Relation]) -> str:
 
 def block_values(block: Block, path: str, ordinal: int, status: str) -> tuple[object, ...]:
     """A ``blocks`` row in ``BLOCK_COLUMNS`` order, exactly as SQLite hands it back."""
+    return (block.id, path, ordinal, status, *_block_columns(block))
+
+
+@lru_cache(maxsize=2048)
+def _block_columns(block: Block) -> tuple[object, ...]:
+    """The columns that depend on the block alone. Cached: appending to a bucket compares every
+    block already in it with its row, and all but the new one are the same objects as last time."""
     return (
-        block.id,
-        path,
-        ordinal,
-        status,
         block.cls,
         json.dumps(list(block.tags)) if block.tags else "[]",
         int(block.pinned),

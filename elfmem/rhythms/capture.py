@@ -145,15 +145,11 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
 
     result = core.store.write(build, core.after_write)
     assert result is not None
-    core.record(
-        {
-            block.id: [
-                core.event(
-                    "birth", block.id, cls=block.cls, created=block.created, commit=result.commit_id
-                )
-            ]
-        },
-        "elfmem: birth",
+    core.spool(
+        block.id,
+        core.event(
+            "birth", block.id, cls=block.cls, created=block.created, commit=result.commit_id
+        ),
     )
     return RememberResult(block.id, "created", result.commit_id, result.paths[0])
 
@@ -293,9 +289,8 @@ def edit(
     result = core.store.write(build, core.after_write)
     if result is None:
         return ChangeResult("edit", block_id, False, detail="already says that")
-    core.record(
-        {block_id: [core.event("edit", block_id, fields=changed_fields, commit=result.commit_id)]},
-        "elfmem: edit",
+    core.spool(
+        block_id, core.event("edit", block_id, fields=changed_fields, commit=result.commit_id)
     )
     return ChangeResult(
         "edit", block_id, True, result.commit_id, "changed " + ", ".join(changed_fields)
@@ -320,7 +315,5 @@ def forget(core: Core, block_id: str) -> ChangeResult:
     result = core.store.write(build, core.after_write)
     if result is None:
         return ChangeResult("forget", block_id, False, detail="already archived")
-    core.record(
-        {block_id: [core.event("forget", block_id, commit=result.commit_id)]}, "elfmem: forget"
-    )
+    core.spool(block_id, core.event("forget", block_id, commit=result.commit_id))
     return ChangeResult("forget", block_id, True, result.commit_id, "moved to archive/")

@@ -13,9 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from elfmem.config import ElfmemConfig
-from elfmem.index import IndexDB, SyncReport, VectorModel, apply_files, open_index, sync
+from elfmem.index import (
+    IndexDB,
+    SyncReport,
+    VectorModel,
+    WrittenFile,
+    apply_files,
+    open_index,
+    sync,
+)
 from elfmem.rhythms.adaptive import LedgerView
-from elfmem.store import Store, WriteResult
+from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
 
 
@@ -63,9 +71,11 @@ class Core:
         Capture must stay milliseconds, so no model is loaded here; the next read that ranks
         (recall, dream) embeds whatever lacks a vector, from the cache when it can.
         """
-        apply_files(
-            self.db(), result.blobs, None, result.tree_oid or None, parent_tree_oid=parent_tree
+        files: dict[str, bytes | WrittenFile | None] = dict(result.blobs)
+        files.update(
+            {path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()}
         )
+        apply_files(self.db(), files, None, result.tree_oid or None, parent_tree_oid=parent_tree)
 
     @property
     def agent_id(self) -> str:
@@ -76,7 +86,14 @@ class Core:
         return encode(make_event(kind, agent=self.agent_id, block=block, **data))
 
     def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
+        """Ledger lines as one notes commit: for operations on many blocks at once."""
         self.store.append_events(lines_by_block, message)
+
+    def spool(self, block_id: str, line: str) -> None:
+        """One block's event through the fsynced spool: the heartbeat's path (remember, edit,
+        forget), which a notes commit per call would slow down by a third. It reaches the notes
+        ref at the next flush (close, session end, pre-push, or a full spool)."""
+        self.store.spool_events([(anchor_for_block(block_id), line)])
 
     @property
     def session_id(self) -> str:

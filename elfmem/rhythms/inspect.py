@@ -77,10 +77,10 @@ def history(core: Core, block_id: str) -> HistoryResult:
 
 
 def ledger(core: Core, block_id: str) -> LedgerResult:
-    """A block's ledger lines, as plain ``git notes --ref=elfmem show <anchor>`` prints them."""
+    """A block's ledger lines: its note (``git notes --ref=elfmem show <anchor>``) plus any
+    events still in the spool."""
     anchor = anchor_for_block(block_id)
-    text = core.store.ledger.read(anchor) or ""
-    events = [e for e in (decode(line) for line in text.splitlines()) if e is not None]
+    events = [e for e in (decode(line) for line in core.ledger.lines(anchor)) if e is not None]
     if not events:
         show(core, block_id)
     events.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("eid", ""))))

@@ -62,6 +62,9 @@ class WriteResult:
     """Memory-relative path → the bytes now committed (None: deleted), for the index."""
     parent_tree_oid: str | None
     """The memory tree this commit was built on, so derived state can tell it is in step."""
+    parsed: dict[str, tuple[str, tuple[Block, ...]]] = field(default_factory=dict)
+    """Memory-relative path → (blob oid, blocks) for the files written: the index need not
+    parse or hash them again."""
 
 
 def _message(plan: Plan, agent: str, carried: Sequence[str]) -> str:
@@ -120,6 +123,7 @@ class MemoryWriter:
         if plan is None or not (plan.files or plan.raw):
             return None
         blobs: dict[str, bytes | None] = {}
+        parsed: dict[str, tuple[str, tuple[Block, ...]]] = {}
         changes: dict[tuple[str, ...], pygit2.Oid | None] = {}
         batch = ObjectBatch(self.repo)
         for relpath, edit in plan.files.items():
@@ -129,6 +133,7 @@ class MemoryWriter:
             oid = batch.blob(data) if data is not None else None
             if oid is not None:
                 remember_parsed(str(oid), edit.blocks)
+                parsed[relpath] = (str(oid), edit.blocks)
             changes[tuple(f"{MEMORY_DIR}/{relpath}".split("/"))] = oid
         for path, raw in plan.raw.items():
             changes[tuple(path.split("/"))] = batch.blob(raw) if raw is not None else None
@@ -164,6 +169,7 @@ class MemoryWriter:
             tuple(carried),
             blobs,
             str(view.tree.id) if view.tree is not None else None,
+            parsed,
         )
 
     def _journal(self, tip: pygit2.Commit | None, disk: dict[str, bytes | None]) -> None:
