@@ -16,14 +16,16 @@ from elfmem.block.layout import SELF_FILE
 
 class MemorySource(Protocol):
     """Memory as git stores it. Paths are relative to ``.elfmem/memory`` and name ``*.md`` files
-    other than ``self.md``. ``changed_paths`` and ``tree_files`` raise ``KeyError`` for a tree the
+    other than ``self.md``. ``changed_files`` and ``tree_files`` raise ``KeyError`` for a tree the
     object store does not hold (for example one pruned by ``git gc``)."""
 
     def memory_tree_oid(self) -> str | None: ...
 
     def tree_files(self, tree_oid: str) -> dict[str, str]: ...
 
-    def changed_paths(self, old_tree_oid: str, new_tree_oid: str) -> set[str]: ...
+    def changed_files(self, old_tree_oid: str, new_tree_oid: str) -> dict[str, str | None]:
+        """Files that differ between the trees → their blob oid in the new one (None: gone)."""
+        ...
 
     def read_blob(self, oid: str) -> bytes: ...
 
@@ -108,9 +110,9 @@ class DictSource:
     def tree_files(self, tree_oid: str) -> dict[str, str]:
         return {p: o for p, o in self.trees[tree_oid].items() if is_memory_file(p)}
 
-    def changed_paths(self, old_tree_oid: str, new_tree_oid: str) -> set[str]:
+    def changed_files(self, old_tree_oid: str, new_tree_oid: str) -> dict[str, str | None]:
         old, new = self.tree_files(old_tree_oid), self.tree_files(new_tree_oid)
-        return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+        return {p: new.get(p) for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
     def read_blob(self, oid: str) -> bytes:
         return self.blobs[oid]

@@ -150,9 +150,7 @@ def _plan_sync(
         changes, mode = {}, "none"
     elif not force_full and old_tree is not None and new_tree is not None:
         try:
-            changed = source.changed_paths(old_tree, new_tree)
-            files = source.tree_files(new_tree) if changed else {}
-            changes, mode = {p: files.get(p) for p in changed}, "incremental"
+            changes, mode = source.changed_files(old_tree, new_tree), "incremental"
         except KeyError:
             changes = None
     if changes is None:

@@ -37,14 +37,19 @@ class GitSource:
         files = blob_paths(self.repo, tree if isinstance(tree, pygit2.Tree) else None)
         return {p: oid for p, oid in files.items() if _is_memory_file(p)}
 
-    def changed_paths(self, old_tree_oid: str, new_tree_oid: str) -> set[str]:
+    def changed_files(self, old_tree_oid: str, new_tree_oid: str) -> dict[str, str | None]:
+        """Memory files that differ between two trees → their oid in the new one (None: gone)."""
         old = self.repo.get(old_tree_oid)
         new = self.repo.get(new_tree_oid)
         if not isinstance(old, pygit2.Tree) or not isinstance(new, pygit2.Tree):
             raise KeyError(old_tree_oid if not isinstance(old, pygit2.Tree) else new_tree_oid)
-        out: set[str] = set()
+        out: dict[str, str | None] = {}
         for delta in old.diff_to_tree(new).deltas:
-            out.update(p for p in (delta.old_file.path, delta.new_file.path) if _is_memory_file(p))
+            before, after = delta.old_file, delta.new_file
+            if _is_memory_file(before.path):
+                out.setdefault(before.path, None)
+            if _is_memory_file(after.path) and delta.status != pygit2.enums.DeltaStatus.DELETED:
+                out[after.path] = str(after.id)
         return out
 
     def read_blob(self, oid: str) -> bytes:
