@@ -52,6 +52,7 @@ class MemoryView:
         self._reserved: dict[str, int] = {}
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
         self._folders: dict[str, set[str]] = {}
+        self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
         """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
 
@@ -64,7 +65,7 @@ class MemoryView:
         return self._paths
 
     def _folder(self, key: BucketKey) -> set[str]:
-        """The files in the tree beside ``key``'s bucket (one folder, not the whole memory)."""
+        """The file names in the tree beside ``key``'s bucket (one folder, not the whole memory)."""
         folder = key.relpath.rsplit("/", 1)[0]
         names = self._folders.get(folder)
         if names is None:
@@ -74,9 +75,27 @@ class MemoryView:
             except KeyError:
                 sub = None
             if isinstance(sub, pygit2.Tree):
-                names = {f"{folder}/{e.name}" for e in sub if e.type_str == "blob"}
+                names = {entry.name or "" for entry in sub if entry.type_str == "blob"}
             self._folders[folder] = names
         return names
+
+    def _last_bucket(self, key: BucketKey) -> int:
+        """The highest bucket number of ``key``'s month in the tree or reserved by this view."""
+        head, _, _ = key.relpath.rpartition("/")
+        cached = self._last_in_tree.get((head, key.month))
+        if cached is None:
+            cached = 1
+            for name in self._folder(key):
+                stem = name.removeprefix(f"{key.month}-").removesuffix(".md")
+                if stem != name and stem.isdigit():
+                    cached = max(cached, int(stem))
+            self._last_in_tree[(head, key.month)] = cached
+        found = [cached]
+        for relpath in self._reserved:
+            bucket = parse_bucket_path(relpath)
+            if bucket is not None and relpath.startswith(head + "/") and bucket.month == key.month:
+                found.append(bucket.n)
+        return max(found)
 
     def blob_oid(self, relpath: str) -> str | None:
         blob = blob_at(self.repo, self.tree, relpath)
@@ -131,11 +150,9 @@ class MemoryView:
         to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
         """
         key = BucketKey(status, cls, month)
-        on_disk = self._folder(key)
-        existing = on_disk | set(self._reserved)
-        while key.next().relpath in existing:
-            key = key.next()
-        held = len(self.read(key.relpath)) if key.relpath in on_disk else 0
+        key = BucketKey(status, cls, month, self._last_bucket(key))
+        in_tree = key.relpath.rsplit("/", 1)[1] in self._folder(key)
+        held = len(self.read(key.relpath)) if in_tree else 0
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
         self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1

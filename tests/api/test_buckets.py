@@ -26,3 +26,20 @@ def test_a_large_batch_and_its_dream_fill_buckets_up_to_the_limit(repo: Path) ->
     assert _sizes(repo, "notes") == [40, BUCKET_LIMIT, BUCKET_LIMIT]
     assert git(repo, "status", "--porcelain") == ""
     arun(system.close())
+
+
+def test_a_single_remember_goes_to_the_last_bucket_and_opens_one_when_it_is_full(
+    repo: Path,
+) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(
+        system.remember_many(
+            [{"content": f"Rack {i} holds host h{i}"} for i in range(BUCKET_LIMIT)]
+        )
+    )
+    first = arun(system.remember("Rack 9000 holds the spare switch"))
+    assert first.path.endswith("-2.md")
+    again = arun(system.remember("Rack 9001 holds the console server"))
+    assert again.path == first.path
+    assert _sizes(repo, "log") == [2, BUCKET_LIMIT]
+    arun(system.close())
