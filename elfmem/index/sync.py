@@ -74,16 +74,24 @@ def sync(
     text_for: TextFor = default_embed_text,
     cache: EmbeddingCache | None = None,
     allow_model_change: bool = False,
+    overlay: bool = True,
 ) -> SyncReport:
     """Bring ``db`` up to date with ``source``; never raises for a file that does not parse.
 
     ``model`` None indexes text only and leaves vectors to the next sync that has a model.
+    ``overlay`` False follows the committed tree only and leaves the working-tree check (a stat
+    of every memory file) to the next sync that wants it; rows already overlaid stay as they are.
     """
     return _settle(
         db,
         source,
         run_plan(
-            db, lambda: _plan_sync(db, source, False), model, text_for, cache, allow_model_change
+            db,
+            lambda: _plan_sync(db, source, False, overlay=overlay),
+            model,
+            text_for,
+            cache,
+            allow_model_change,
         ),
         model,
         text_for,
@@ -140,10 +148,18 @@ def rebuild(
 
 
 def _plan_sync(
-    db: IndexDB, source: MemorySource, force_full: bool, progress: Progress = silent
+    db: IndexDB,
+    source: MemorySource,
+    force_full: bool,
+    progress: Progress = silent,
+    *,
+    overlay: bool = True,
 ) -> Plan:
     meta = db.meta()
     old_tree, new_tree = meta.get("memory_tree_oid"), source.memory_tree_oid()
+    token = (meta.get("generation"), old_tree)
+    if not overlay and not force_full and old_tree is not None and old_tree == new_tree:
+        return Plan("none", token, new_tree, True, [], False, 0, [], meta)
     rows = read_rows(db.conn)
     changes: dict[str, str | None] | None = None
     if not force_full and old_tree == new_tree:
@@ -157,11 +173,15 @@ def _plan_sync(
         mode = "full"
         changes = dict(source.tree_files(new_tree)) if new_tree is not None else {}
         rows = {}
-    resolver = Resolver(source, source.worktree_stats())
-    updates = resolve_all(resolver, rows, changes, progress)
+    if overlay or mode == "full":
+        resolver = Resolver(source, source.worktree_stats())
+        updates = resolve_all(resolver, rows, changes, progress)
+    else:
+        resolver = Resolver(source, None)
+        rows = {path: row for path, row in rows.items() if path in changes}
+        updates = resolve_all(resolver, rows, changes, progress, tree_only=True)
     if mode == "none" and any(u.blocks is not None for u in updates):
         mode = "overlay"
-    token = (meta.get("generation"), old_tree)
     full = mode == "full"
     parsed = resolver.files_parsed
     return Plan(mode, token, new_tree, True, updates, full, parsed, resolver.errors, meta)

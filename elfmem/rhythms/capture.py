@@ -132,7 +132,7 @@ def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: st
 
 def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberResult:
     block = make_block(core, item, allow_secret)
-    core.sync()
+    core.sync(overlay=False)
     existing = _live_duplicate(core, block)
     if existing is not None:
         return RememberResult(block_id=existing, status="duplicate")
@@ -168,7 +168,7 @@ def remember_many(
     """
     report = progress or silent
     blocks = [make_block(core, item, allow_secret) for item in items]
-    core.sync()
+    core.sync(overlay=False)
     fresh: list[Block] = []
     duplicates: list[str] = []
     seen: dict[str, str] = {}
@@ -256,7 +256,7 @@ def edit(
     """Change content, cue or tags; the id survives. No LLM mediation."""
     if content is None and cue is None and tags is None:
         raise InvalidInput("Nothing to change.", "Pass new content, --cue or --tags.")
-    core.sync()
+    core.sync(overlay=False)
     changed_fields: list[str] = []
 
     def build(view: MemoryView) -> Plan | None:
@@ -299,7 +299,7 @@ def edit(
 
 def forget(core: Core, block_id: str) -> ChangeResult:
     """Move a block to ``archive/``: kept, not deleted, and back with ``undo``. Idempotent."""
-    core.sync()
+    core.sync(overlay=False)
 
     def build(view: MemoryView) -> Plan | None:
         relpath, block = locate(core, view, block_id)

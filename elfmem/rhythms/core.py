@@ -56,13 +56,16 @@ class Core:
             self._db = open_index(self.index_path)
         return self._db
 
-    def sync(self, vectors: bool = False) -> SyncReport:
+    def sync(self, vectors: bool = False, overlay: bool = True) -> SyncReport:
         """Bring the index to the branch tip plus uncommitted hand edits.
 
         ``vectors`` also embeds whatever lacks a vector (loading the model); capture skips it.
+        ``overlay`` False skips the hand-edit check, a stat of every memory file: capture needs
+        only the committed blocks (for duplicates and locations), and the writer reads hand
+        edits from disk itself.
         """
         model = self.embedder if vectors else None
-        self.last_sync = sync(self.db(), self.store.source(), model)
+        self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
         return self.last_sync
 
     def after_write(self, result: WriteResult, parent_tree: str | None) -> None:

@@ -112,3 +112,26 @@ def test_without_a_worktree_only_the_tree_counts(db: IndexDB, cache: EmbeddingCa
     report = sync(db, source, HashModel(), cache=cache)
     assert (report.mode, report.blocks_added) == ("full", 2)
     assert sync(db, source, HashModel(), cache=cache).mode == "none"
+
+
+def test_a_tree_only_sync_follows_commits_and_leaves_the_overlay_alone(
+    db: IndexDB, cache: EmbeddingCache
+) -> None:
+    files = corpus(files=3, per_file=2)
+    source = source_with(files)
+    sync(db, source, HashModel(), cache=cache)
+    source.write_file(BUCKET, memory_file(block_text(bid(0), "hand edited about kayaks")))
+    sync(db, source, HashModel(), cache=cache)
+    other = "notes/knowledge/2026-02.md"
+    source.commit({other: memory_file(block_text(bid(2), "committed about canoes"))})
+    source.write_file(BUCKET, memory_file(block_text(bid(0), "hand edited about rafts")))
+
+    report = sync(db, source, None, overlay=False)
+    assert (report.mode, report.files_parsed) == ("incremental", 1)
+    assert [i for i, _ in lexical(db, "canoes", 5)] == [bid(2)]
+    assert [i for i, _ in lexical(db, "kayaks", 5)] == [bid(0)]  # the overlay row stays
+    assert lexical(db, "rafts", 5) == []  # the newer hand edit waits for a full sync
+    assert sync(db, source, None, overlay=False).mode == "none"
+
+    assert sync(db, source, HashModel(), cache=cache).mode == "overlay"
+    assert [i for i, _ in lexical(db, "rafts", 5)] == [bid(0)]
