@@ -34,6 +34,11 @@ GLOSSARY = {
     "recovery": "What to do about it.",
     "type": "The exception's class name.",
     "mcp_config": "The MCP client config block for this memory, with real paths.",
+    "ranked_ids": "Every ranked candidate's id, best first, before the token budget cut.",
+    "embedded": "How many texts were embedded (the cache answers the rest).",
+    "model": "The identity of the embedding model now in use.",
+    "operation": "The operation asked about; null lists them all.",
+    "text": "The text the command prints without `--json`.",
 }
 """Meanings for keys that several results share and no field docstring explains; a docstring
 under the field always wins."""

@@ -29,11 +29,16 @@ GITATTRIBUTES_LINE = ".elfmem/memory/** text eol=lf"
 @dataclass(frozen=True)
 class InitResult(Result):
     root: str
+    """Where ``.elfmem`` lives: the work tree, or a bare repository's git dir (absolute)."""
     created_repo: bool
+    """True when there was no git repository and init created one."""
     commit_id: str | None
     seeded: list[str] = field(default_factory=list)
+    """Ids of the constitution and template blocks added; empty when nothing was committed."""
     files: list[str] = field(default_factory=list)
+    """Non-block files written, repository-relative (config, ``self.md``, ``.gitkeep``, …)."""
     agent_name: str = "elf"
+    """The agent's name, from the config (``project.agent_name``)."""
 
     @property
     def summary(self) -> str:

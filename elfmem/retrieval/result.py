@@ -39,8 +39,10 @@ class ScoredBlock:
 @dataclass(frozen=True)
 class FrameResult:
     frame: str
+    """The frame's name, e.g. ``self``, ``attention`` or ``task``."""
     query: str | None
     text: str
+    """The rendered frame the agent reads: the header, then the blocks that fit the budget."""
     blocks: list[ScoredBlock]
     """The blocks rendered into ``text``, in rank order."""
     ranked: list[ScoredBlock]
@@ -48,9 +50,13 @@ class FrameResult:
     dropped: list[dict[str, str]] = field(default_factory=list)
     """Ranked blocks left out of ``text``: ``{"id", "reason", "guaranteed"}``."""
     budget_used: int = 0
+    """Estimated tokens of the header and blocks kept; a too-big top block is kept and overruns."""
     budget_total: int = 0
+    """The frame's token budget."""
     excluded_by_filter: int = 0
+    """Active blocks the frame's tag filters kept out (excluded, or not in its include list)."""
     candidates: int = 0
+    """Active blocks considered and scored before the top-k cut."""
     at: str | None = None
 
     @property

@@ -33,9 +33,13 @@ STALE_HOURS = 100.0
 @dataclass(frozen=True)
 class CurateResult(Result):
     archived: list[dict[str, str]] = field(default_factory=list)
+    """Blocks archived: ``{id, reason}``, reason ``refuted (…)`` or ``decayed (…)``."""
     pruned_edges: list[dict[str, str]] = field(default_factory=list)
+    """Ledger edges removed for weight under 0.1: ``{source, target, relation}``."""
     reinforced: list[str] = field(default_factory=list)
+    """Of the top-k blocks by confidence, those with outcome evidence; their decay clocks reset."""
     review: list[dict[str, object]] = field(default_factory=list)
+    """Stale blocks left for a person to judge: ``{id, hours_since_use, reason}``."""
     commit_id: str | None = None
 
     @property

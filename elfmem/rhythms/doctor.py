@@ -30,6 +30,7 @@ class Check:
 @dataclass(frozen=True)
 class DoctorResult(Result):
     checks: list[Check] = field(default_factory=list)
+    """Each check as ``{name, ok, detail, fix}``; ``fix`` is what to run when ``ok`` is false."""
 
     @property
     def ok(self) -> bool:

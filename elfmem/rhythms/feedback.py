@@ -20,9 +20,13 @@ from elfmem.rhythms.results import Result
 @dataclass(frozen=True)
 class OutcomeResult(Result):
     signal: float
+    """The outcome recorded, in [0, 1]: 1 means the blocks were right, 0 that they were wrong."""
     band: str
+    """``reinforce`` (signal ≥ 0.8), ``penalise`` (< 0.2) or ``neutral`` (in between)."""
     updated: list[dict[str, object]] = field(default_factory=list)
+    """Blocks it was recorded for: ``{id, confidence_before, confidence_after}``."""
     skipped: list[dict[str, str]] = field(default_factory=list)
+    """Skipped, as ``{id, reason}``: ``pending_inbox``, ``archived`` or ``constitutional``."""
 
     @property
     def summary(self) -> str:

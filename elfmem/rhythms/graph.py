@@ -33,9 +33,12 @@ class ConnectSpec:
 @dataclass(frozen=True)
 class ConnectResult(Result):
     op: str
+    """``connect`` or ``disconnect``."""
     edges: list[dict[str, str]] = field(default_factory=list)
+    """Edges added or removed: ``{source, target, relation}``; ``related`` edges always count."""
     commit_id: str | None = None
     unchanged: list[dict[str, str]] = field(default_factory=list)
+    """Requested declared relations already present (connect) or already absent (disconnect)."""
 
     @property
     def summary(self) -> str:

@@ -82,7 +82,9 @@ class HookEntry(Result):
 @dataclass(frozen=True)
 class HooksReport(Result):
     hooks_dir: str
+    """The folder git runs hooks from (absolute; ``core.hooksPath`` when set)."""
     hooks: list[HookEntry] = field(default_factory=list)
+    """One ``{name, state, path, action}`` per hook; ``action``: what this command did to it."""
 
     @property
     def summary(self) -> str:

@@ -31,14 +31,20 @@ class BlockInfo(Result):
     id: str
     content: str
     cls: str
+    """Its category, e.g. ``knowledge``, ``self`` or ``observation``."""
     tags: list[str]
     status: str
+    """``inbox``, ``active`` or ``archived``: the folder its file lives in."""
     path: str
     cue: str = ""
     pinned: bool = False
+    """True when it is never archived automatically."""
     created: str = ""
+    """When it was captured, ISO 8601 in UTC to the second; empty if the file has none."""
     relations: list[list[str]] = field(default_factory=list)
+    """Declared relations as ``[kind, target id]`` pairs (kind: ``supports``, ``refines``, …)."""
     extra: dict[str, str] = field(default_factory=dict)
+    """Other frontmatter keys with their raw text, e.g. ``duplicate-of`` or ``tier``."""
 
     @property
     def summary(self) -> str:
@@ -64,7 +70,9 @@ class RememberResult(Result):
 @dataclass(frozen=True)
 class BatchResult(Result):
     created: list[str]
+    """Ids of the new blocks, in input order; all of them share one commit."""
     duplicates: list[str]
+    """For each item skipped, the id of the block it repeats (a live one or an earlier item)."""
     commit_id: str | None
 
     @property
@@ -76,13 +84,16 @@ class BatchResult(Result):
 
 @dataclass(frozen=True)
 class ChangeResult(Result):
-    """edit / forget / connect: what changed and in which commit (None: nothing to do)."""
+    """edit / forget: what changed and in which commit (None: nothing to do)."""
 
     op: str
+    """``edit`` or ``forget``."""
     block_id: str
     changed: bool
+    """False when there was nothing to do; then no commit was made."""
     commit_id: str | None = None
     detail: str = ""
+    """What changed (``changed content, tags``) or why nothing did (``already archived``)."""
 
     @property
     def summary(self) -> str:
@@ -101,6 +112,7 @@ class UndoResult(Result):
     block_ids: list[str]
     already_undone_by: str | None = None
     method: str = "revert"
+    """``revert``, or ``none`` when reverting would change no file (no commit was made)."""
 
     @property
     def summary(self) -> str:
@@ -114,6 +126,7 @@ class UndoResult(Result):
 @dataclass(frozen=True)
 class ListResult(Result):
     blocks: list[BlockInfo]
+    """The blocks, oldest first, each with the keys ``elfmem show`` prints except ``summary``."""
 
     @property
     def summary(self) -> str:
@@ -132,6 +145,7 @@ class ListResult(Result):
 class HistoryResult(Result):
     block_id: str
     commits: list[dict[str, Any]]
+    """Commits that touched the block, newest first, each with the keys ``elfmem log`` prints."""
 
     @property
     def summary(self) -> str:
@@ -143,7 +157,9 @@ class HistoryResult(Result):
 class LedgerResult(Result):
     block_id: str
     anchor: str
+    """The git object its ledger note hangs on: the hash of ``elfmem-block <id>``."""
     events: list[dict[str, Any]]
+    """Its ledger events, oldest first; each has ``ts``, ``eid``, ``agent``, ``kind`` and more."""
 
     @property
     def summary(self) -> str:
@@ -158,22 +174,32 @@ class DreamResult(Result):
     """One dream run: what moved out of the inbox, what deep sleep re-judged, edges added."""
 
     processed: int
+    """Inbox blocks this run took, oldest first, up to the per-run limit (``--max``)."""
     promoted: list[str] = field(default_factory=list)
+    """Ids moved from the inbox to active, with any judged tags and relations added."""
     duplicates: list[dict[str, str]] = field(default_factory=list)
+    """True duplicates archived, as ``{id, of}``: ``of`` is the block it repeats."""
     lookalikes: list[dict[str, object]] = field(default_factory=list)
+    """Near pairs (cosine ≥ 0.90) linked for review: ``{id, other, cosine, differs}``."""
     inbox_remaining: int = 0
+    """Inbox blocks left for a later run."""
     commit_id: str | None = None
     mode: str = "deterministic"
+    """``deterministic`` (no judge) or ``llm`` (an LLM or the host agent judged each block)."""
     note: str = ""
+    """How the blocks were judged (which LLM, the host, or why no LLM was used)."""
     superseded: list[dict[str, str]] = field(default_factory=list)
+    """Older active blocks archived because a new one revises them: ``{id, by}``."""
     malformed: int = 0
     """LLM replies that could not be parsed (neutral scoring was used instead)."""
     analyses: dict[str, dict[str, object]] = field(default_factory=dict)
+    """Block id → its judgement ``{alignment, tags, summary, malformed}``; empty without one."""
     edges_added: int = 0
     """Semantic ``similar`` edges written: a link between two blocks is two, one on each note."""
     rescored: list[str] = field(default_factory=list)
     """Aged active blocks deep sleep re-evaluated (``rescore=True``)."""
     rescore_note: str = ""
+    """What deep sleep did; empty when ``rescore`` was not asked for."""
     retagged: list[str] = field(default_factory=list)
     """Rescored blocks that gained tags (written in this run's commit)."""
 

@@ -14,16 +14,27 @@ from elfmem.rhythms.results import Result
 @dataclass(frozen=True)
 class StatusResult(Result):
     session: str
+    """``active`` when a session is open, else ``none``."""
     session_hours: float
+    """Wall-clock hours since the open session began; 0 without one."""
     inbox: int
+    """Blocks waiting in the inbox."""
     inbox_threshold: int
+    """Inbox size at which a dream is due (``memory.inbox_threshold``)."""
     active: int
+    """Active blocks."""
     archived: int
+    """Archived blocks."""
     staged_pairs: int
+    """Pairs of active blocks recalled together, not yet in enough sessions to become edges."""
     active_hours: float
+    """The memory's clock: hours spent in sessions so far, which is what decay counts."""
     health: str
+    """``good``, ``empty`` (nothing remembered) or ``degraded`` (memory files do not parse)."""
     suggestion: str
+    """The next thing to do, in one line."""
     should_dream: bool
+    """True when ``inbox`` has reached ``inbox_threshold``."""
 
     @property
     def summary(self) -> str:

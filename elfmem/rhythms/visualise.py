@@ -32,7 +32,9 @@ class VisualiseResult(Result):
 
     path: str
     nodes: int
+    """Blocks drawn: inbox and active ones (archived too when asked), at most ``max_nodes``."""
     edges: int
+    """Declared relations drawn between those blocks, each counted once."""
     omitted: int = 0
     """Blocks left out by ``max_nodes``."""
 

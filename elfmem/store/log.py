@@ -19,11 +19,16 @@ _REVERTS_RE = re.compile(r"^This reverts commit ([0-9a-f]{40})\.$", re.MULTILINE
 class CommitInfo:
     commit_id: str
     subject: str
+    """The first line of the commit message."""
     op: str
+    """The operation (``Elfmem-Op`` trailer), e.g. ``remember``, ``edit``, ``dream``, ``undo``."""
     block_ids: tuple[str, ...]
     agent: str
+    """The agent that made it (``Elfmem-Agent`` trailer); empty when the trailer is missing."""
     author: str
+    """The git author's name (elfmem authors its commits as the agent)."""
     time: int
+    """Commit time, in seconds since the Unix epoch."""
     reverts: str | None
 
     def to_dict(self) -> dict[str, object]:
