@@ -61,7 +61,7 @@ def _record(name: bytes, mode: int, oid: bytes) -> bytes:
     return b"%o %s\0%s" % (mode, name, oid)
 
 
-def _records(tree: pygit2.Tree | None) -> dict[bytes, bytes]:
+def tree_records(tree: pygit2.Tree | None) -> dict[bytes, bytes]:
     """A tree's entries as raw records (``<mode> <name>\\0<oid>``) by name, cut from its bytes."""
     out: dict[bytes, bytes] = {}
     if tree is None:
@@ -122,7 +122,7 @@ class ObjectBatch:
         fanout tree at 100k blocks holds ~400 entries, and walking them as pygit2 objects cost
         more than the rest of the append. None means the result is empty.
         """
-        records = _records(base)
+        records = tree_records(base)
         nested: dict[str, dict[tuple[str, ...], pygit2.Oid | None]] = {}
         for path, oid in changes.items():
             if len(path) > 1:

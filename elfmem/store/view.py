@@ -15,6 +15,7 @@ import pygit2
 from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
+from elfmem.store.objects import tree_records
 from elfmem.store.repo import memory_tree
 from elfmem.store.tree import blob_at, blob_paths
 
@@ -75,7 +76,11 @@ class MemoryView:
             except KeyError:
                 sub = None
             if isinstance(sub, pygit2.Tree):
-                names = {entry.name or "" for entry in sub if entry.type_str == "blob"}
+                names = {
+                    name.decode("utf-8", "surrogateescape")
+                    for name, record in tree_records(sub).items()
+                    if not record.startswith(b"40000 ")
+                }
             self._folders[folder] = names
         return names
 
