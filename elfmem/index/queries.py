@@ -59,6 +59,8 @@ class BlockRow:
 
 
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
+    if text == "[]":  # most blocks: skip the decoder (a recall reads a few hundred rows)
+        return ()
     return tuple((str(a), str(b)) for a, b in json.loads(text))
 
 
@@ -68,7 +70,7 @@ def _row(r: tuple[Any, ...]) -> BlockRow:
         path=r[1],
         status=r[2],
         cls=r[3],
-        tags=tuple(json.loads(r[4])),
+        tags=tuple(json.loads(r[4])) if r[4] != "[]" else (),
         pinned=bool(r[5]),
         created=r[6],
         cue=r[7],

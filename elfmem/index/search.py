@@ -154,7 +154,12 @@ class VectorStore:
     def vectors_for(self, ids: Iterable[str]) -> dict[str, Matrix]:
         """Stored vectors of ``ids`` (for MMR and near-duplicate checks); unknown ids skipped."""
         snap = self._snap
-        return {i: snap.matrix[snap.rows[i]] for i in ids if i in snap.rows}
+        known = [i for i in ids if i in snap.rows]
+        if not known:
+            return {}
+        # One gather from the (possibly memory-mapped) matrix, not one slice object per id.
+        picked = np.asarray(snap.matrix[[snap.rows[i] for i in known]])
+        return dict(zip(known, picked, strict=True))
 
 
 def _key(meta: dict[str, str]) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from elfmem.block.model import TIER_LAMBDA
 from elfmem.index import IndexDB, queries
@@ -28,7 +29,9 @@ DEGREE_CAP = 5
 """Learned edges counted per block; the strongest win."""
 
 
+@lru_cache(maxsize=65536)
 def _epoch(iso: str) -> float | None:
+    """Seconds since the epoch of a block's ``created`` stamp (parsed once per distinct stamp)."""
     try:
         return datetime.fromisoformat(iso).timestamp()
     except ValueError:
@@ -46,6 +49,8 @@ class LedgerView:
         self._spool: dict[str, list[str]] = {}
         self._spool_offset = 0
         self._folded: dict[str, Folded] = {}
+        self._degrees: dict[str, float] = {}
+        """Learned-edge degree per folded block, evicted with its fold."""
         self._folded_by_anchor: dict[str, str] = {}
         self._clock: list[tuple[float, float]] | None = None
         self.open_session: tuple[str, float] | None = None
@@ -84,6 +89,7 @@ class LedgerView:
             block_id = self._folded_by_anchor.pop(anchor, None)
             if block_id is not None:
                 self._folded.pop(block_id, None)
+                self._degrees.pop(block_id, None)
 
     def lines(self, anchor: str) -> list[str]:
         self._refresh()
@@ -140,6 +146,9 @@ class LedgerView:
         folds = self.folded_many(r.id for r in rows)
         for row, born_h in zip(rows, born, strict=True):
             f = folds[row.id]
+            degree = self._degrees.get(row.id)
+            if degree is None:
+                degree = self._degrees[row.id] = centrality_degree(self.learned_edges(f))
             last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
             out[row.id] = BlockState(
                 alpha=f.alpha,
@@ -149,7 +158,7 @@ class LedgerView:
                 lam=effective_lambda(
                     TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties
                 ),
-                degree=centrality_degree(self.learned_edges(f)) + declared.get(row.id, 0),
+                degree=degree + declared.get(row.id, 0),
             )
         return out
 
