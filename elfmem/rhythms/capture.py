@@ -256,7 +256,7 @@ def edit(
     """Change content, cue or tags; the id survives. No LLM mediation."""
     if content is None and cue is None and tags is None:
         raise InvalidInput("Nothing to change.", "Pass new content, --cue or --tags.")
-    core.sync(overlay=False)
+    core.sync()  # with the overlay: the block may live in a file a person has not committed
     changed_fields: list[str] = []
 
     def build(view: MemoryView) -> Plan | None:
@@ -299,7 +299,7 @@ def edit(
 
 def forget(core: Core, block_id: str) -> ChangeResult:
     """Move a block to ``archive/``: kept, not deleted, and back with ``undo``. Idempotent."""
-    core.sync(overlay=False)
+    core.sync()  # with the overlay: the block may live in a file a person has not committed
 
     def build(view: MemoryView) -> Plan | None:
         relpath, block = locate(core, view, block_id)

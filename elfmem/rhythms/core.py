@@ -60,9 +60,9 @@ class Core:
         """Bring the index to the branch tip plus uncommitted hand edits.
 
         ``vectors`` also embeds whatever lacks a vector (loading the model); capture skips it.
-        ``overlay`` False skips the hand-edit check, a stat of every memory file: capture needs
-        only the committed blocks (for duplicates and locations), and the writer reads hand
-        edits from disk itself.
+        ``overlay`` False skips the hand-edit check, a stat of every memory file: ``remember``
+        needs only the committed blocks (to find duplicates), and the writer reads hand edits
+        from disk itself.
         """
         model = self.embedder if vectors else None
         self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)

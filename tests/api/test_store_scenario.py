@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from elfmem.api import MemorySystem
+from elfmem.block.model import Block
+from elfmem.block.render import render_block
 from elfmem.errors import (
     BlockFormatError,
     BlockNotFound,
@@ -256,4 +258,22 @@ def test_history_lists_the_commits_that_touched_a_block(repo: Path) -> None:
     arun(system.forget(r.block_id))
     hist = arun(system.block_history(r.block_id))
     assert [c["op"] for c in hist.commits] == ["forget", "edit", "remember"]
+    arun(system.close())
+
+
+def test_a_block_in_a_file_a_person_wrote_but_did_not_commit_can_be_edited_and_forgotten(
+    repo: Path,
+) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember("Committed so the memory has a tree"))
+    block = Block(id="0123456789abcdef", content="Written by hand, not committed yet")
+    hand = repo / ".elfmem" / "memory" / "notes" / "knowledge" / "2020-01.md"
+    hand.parent.mkdir(parents=True, exist_ok=True)
+    hand.write_text(render_block(block), encoding="utf-8")
+    edited = arun(system.edit(block.id, cue="checking hand-written files"))
+    assert edited.changed
+    forgotten = arun(system.forget(block.id))
+    assert forgotten.changed
+    shown = arun(system.show(block.id))
+    assert shown.status == "archived" and shown.cue == "checking hand-written files"
     arun(system.close())
