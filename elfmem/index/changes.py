@@ -66,15 +66,9 @@ def candidates(
     rows: dict[str, FileRow],
     tree_changes: dict[str, str | None],
     stats: dict[str, tuple[int, int]] | None,
-    tree_only: bool = False,
 ) -> set[str]:
-    """Paths whose indexed state may be wrong: changed in the tree, or on disk since last seen.
-
-    ``tree_only`` looks at the tree diff alone, as a sync that skips the working tree does.
-    """
+    """Paths whose indexed state may be wrong: changed in the tree, or on disk since last seen."""
     found = set(tree_changes)
-    if tree_only:
-        return found
     if stats is None:
         found.update(p for p, r in rows.items() if r.source != "tree" or r.oid != r.tree_oid)
         return found
@@ -153,14 +147,13 @@ def resolve_all(
     rows: dict[str, FileRow],
     tree_changes: dict[str, str | None],
     progress: Progress = silent,
-    tree_only: bool = False,
 ) -> list[FileUpdate]:
     """Updates for every candidate path, in path order (the order duplicate ids are settled in).
 
     ``progress`` hears ``("parse", done, total)`` per candidate path.
     """
     updates: list[FileUpdate] = []
-    paths = sorted(candidates(rows, tree_changes, resolver.stats, tree_only))
+    paths = sorted(candidates(rows, tree_changes, resolver.stats))
     for done, path in enumerate(paths, 1):
         row = rows.get(path)
         tree_oid = tree_changes[path] if path in tree_changes else (row.tree_oid if row else None)

@@ -173,13 +173,11 @@ def _plan_sync(
         mode = "full"
         changes = dict(source.tree_files(new_tree)) if new_tree is not None else {}
         rows = {}
-    if overlay or mode == "full":
-        resolver = Resolver(source, source.worktree_stats())
-        updates = resolve_all(resolver, rows, changes, progress)
-    else:
-        resolver = Resolver(source, None)
+    if not overlay and mode != "full":
+        # Only the changed paths, read from the tree; other rows (overlaid or not) stay as they are.
         rows = {path: row for path, row in rows.items() if path in changes}
-        updates = resolve_all(resolver, rows, changes, progress, tree_only=True)
+    resolver = Resolver(source, source.worktree_stats() if overlay or mode == "full" else None)
+    updates = resolve_all(resolver, rows, changes, progress)
     if mode == "none" and any(u.blocks is not None for u in updates):
         mode = "overlay"
     full = mode == "full"
