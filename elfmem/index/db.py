@@ -28,7 +28,7 @@ INDEX_FILE = "index.db"
 _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _TABLES = frozenset(
     {"meta", "files", "blocks", "tags", "relations", "fts", "vectors", "shadowed"}
-    | {"block_state", "edges"}
+    | {"edges", "ledger_state"}
 )
 
 

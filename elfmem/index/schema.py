@@ -69,7 +69,21 @@ _V2 = (
     "CREATE INDEX edges_b ON edges (b)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, _V1), Migration(2, _V2))
+_V3 = (
+    # The fold of each block's note, keyed by anchor, valid at meta's ledger_state_tip
+    # (ledgerstate.py). It replaces v2's block_state, which nothing ever wrote.
+    "DROP TABLE block_state",
+    """CREATE TABLE ledger_state (
+        anchor TEXT PRIMARY KEY, alpha REAL NOT NULL, beta REAL NOT NULL,
+        reinforcements INTEGER NOT NULL, last_use REAL, penalties INTEGER NOT NULL,
+        degree REAL NOT NULL) WITHOUT ROWID""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, _V1),
+    Migration(2, _V2),
+    Migration(3, _V3),
+)
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 

@@ -1,8 +1,10 @@
 """The ledger as retrieval sees it: per-block state and the session clock, folded from notes.
 
 State is read from the notes ref plus the unflushed spool, folded per block, and cached per
-process until either changes. Nothing here is stored anywhere else, which is why deleting the
-index loses no adaptive state.
+process until either changes. The numbers retrieval ranks by are also kept in the index
+(index/ledgerstate.py), keyed to the notes commit they were folded at and moved along by a
+notes-tree diff, so a query in a fresh process reads rows instead of folding notes. They are a
+cache of the notes like the rest of the index: deleting it loses no adaptive state.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 
+import pygit2
+
 from elfmem.block.model import TIER_LAMBDA
-from elfmem.index import IndexDB, queries
+from elfmem.index import IndexDB, ledgerstate, queries
+from elfmem.index.ledgerstate import StoredState
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval.decay import active_hours_at, effective_lambda, merge_intervals
 from elfmem.retrieval.state import BlockState
@@ -27,6 +32,8 @@ CO_RETRIEVAL_SESSIONS = 3
 CO_RETRIEVAL_WEIGHT = 1.0
 DEGREE_CAP = 5
 """Learned edges counted per block; the strongest win."""
+EAGER_REFOLD = 256
+"""A query refolds at most this many changed notes at once; more are refolded as they are met."""
 
 
 @lru_cache(maxsize=65536)
@@ -136,19 +143,19 @@ class LedgerView:
         return dict(strongest[:DEGREE_CAP])
 
     def states(
-        self, rows: Sequence[BlockRow], declared: Mapping[str, int]
+        self, rows: Sequence[BlockRow], declared: Mapping[str, int], db: IndexDB | None = None
     ) -> dict[str, BlockState]:
-        """Retrieval state per block: Beta, reinforcement, hours since use, λ, weighted degree."""
+        """Retrieval state per block: Beta, reinforcement, hours since use, λ, weighted degree.
+
+        With ``db`` the folded numbers come from (and are saved to) the index's rows.
+        """
         intervals = self.intervals()
         now = float(active_hours_at(intervals, [time.time()])[0])
         born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
         out: dict[str, BlockState] = {}
-        folds = self.folded_many(r.id for r in rows)
+        folds = self.stored_many([r.id for r in rows], db)
         for row, born_h in zip(rows, born, strict=True):
             f = folds[row.id]
-            degree = self._degrees.get(row.id)
-            if degree is None:
-                degree = self._degrees[row.id] = centrality_degree(self.learned_edges(f))
             last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
             out[row.id] = BlockState(
                 alpha=f.alpha,
@@ -158,9 +165,88 @@ class LedgerView:
                 lam=effective_lambda(
                     TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties
                 ),
-                degree=degree + declared.get(row.id, 0),
+                degree=f.degree + declared.get(row.id, 0),
             )
         return out
+
+    def stored_many(self, block_ids: Sequence[str], db: IndexDB | None) -> dict[str, StoredState]:
+        """The folded numbers of each block: index rows where they hold, a fold where they don't.
+
+        Blocks with spooled events are always folded here (the rows hold notes only). Folds of
+        blocks the rows lacked are saved for the next query and the next process.
+        """
+        self._refresh()
+        tip = self._key[0] if self._key is not None else None
+        anchors = {anchor_for_block(b): b for b in block_ids}
+        rows: dict[str, StoredState] | None = None
+        if db is not None and self.fixed_tip is None:
+            rows = self._stored_rows(db, tip or "", [a for a in anchors if a not in self._spool])
+        found = {b: rows[a] for a, b in anchors.items() if rows is not None and a in rows}
+        missing = [b for b in anchors.values() if b not in found]
+        folded = {b: self.retrieval_numbers(b, f) for b, f in self.folded_many(missing).items()}
+        if rows is not None and db is not None:
+            ledgerstate.keep(
+                db,
+                tip or "",
+                {a: folded[b] for a, b in anchors.items() if b in folded and a not in self._spool},
+            )
+        return {b: found.get(b) or folded[b] for b in block_ids}
+
+    def retrieval_numbers(self, block_id: str, folded: Folded) -> StoredState:
+        degree = self._degrees.get(block_id)
+        if degree is None:
+            degree = self._degrees[block_id] = centrality_degree(self.learned_edges(folded))
+        return _numbers(folded, degree)
+
+    def _stored_rows(
+        self, db: IndexDB, tip: str, anchors: list[str]
+    ) -> dict[str, StoredState] | None:
+        """The index's rows for ``anchors`` at ``tip``, after moving the rows there if needed."""
+        rows = ledgerstate.read(db, tip, anchors)
+        if rows is None:
+            self.move_stored(db, tip, EAGER_REFOLD)
+            rows = ledgerstate.read(db, tip, anchors)
+        return rows
+
+    def refresh_stored(self, db: IndexDB) -> None:
+        """Bring every row up to the current notes commit now (dream's batch pass)."""
+        self._refresh()
+        if self.fixed_tip is None and self._key is not None:
+            self.move_stored(db, self._key[0] or "")
+
+    def move_stored(self, db: IndexDB, tip: str, limit: int | None = None) -> None:
+        """Key the index's rows to notes commit ``tip``: refold what changed since their commit.
+
+        Up to ``limit`` changed notes are refolded now; beyond it they are dropped, to be folded
+        when a query meets them. Rows never keyed, or keyed to a commit this repository no
+        longer has, are all refolded with no ``limit`` and all dropped with one.
+        """
+        before = ledgerstate.stored_tip(db)
+        if before == tip:
+            return
+        changed: set[str] | None = None
+        if before is not None:
+            try:
+                changed = self.store.ledger.changed_anchors(before or None, tip or None)
+            except (KeyError, ValueError, pygit2.GitError):
+                changed = None
+        if changed is None and limit is not None:
+            ledgerstate.advance(db, before, tip, {}, clear=True)
+            return
+        if changed is not None and limit is not None and len(changed) > limit:
+            ledgerstate.advance(db, before, tip, {}, changed)
+            return
+        if changed is None:
+            notes = self.store.ledger.read_all(tip) if tip else {}
+        else:
+            notes = self.store.ledger.read_many(changed, tip or None) if tip else {}
+        notes.pop(clock_anchor(), None)
+        targets = set(notes) if changed is None else changed - {clock_anchor()}
+        refolded: dict[str, StoredState] = {}
+        for anchor in targets:
+            f = fold((notes.get(anchor) or "").splitlines())
+            refolded[anchor] = _numbers(f, centrality_degree(self.learned_edges(f)))
+        ledgerstate.advance(db, before, tip, refolded, clear=changed is None)
 
 
 def centrality_degree(edges: Mapping[tuple[str, str], float]) -> float:
@@ -181,6 +267,17 @@ def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
             key = (other, "co_retrieval")
             edges[key] = max(edges.get(key, 0.0), CO_RETRIEVAL_WEIGHT)
     return edges
+
+
+def _numbers(folded: Folded, degree: float) -> StoredState:
+    return StoredState(
+        alpha=folded.alpha,
+        beta=folded.beta,
+        reinforcements=folded.reinforcements,
+        last_use=folded.last_use,
+        penalties=folded.penalties,
+        degree=degree,
+    )
 
 
 def declared_degree(db: IndexDB, ids: Iterable[str]) -> dict[str, int]:

@@ -234,6 +234,8 @@ def dream(
     lines = _ledger_lines(core, decision, deep, edges, commit_id)
     if lines:
         core.record(lines, "elfmem: dream")
+        # Fold the notes this run wrote now, in the batch pass, not in the next few queries.
+        core.ledger.refresh_stored(core.db())
     judged = {**decision.judgements, **deep.judgements}
     return DreamResult(
         processed=len(batch),

@@ -43,7 +43,7 @@ def states_fn(
 ) -> Callable[[Sequence[str]], Mapping[str, BlockState]]:
     def states(ids: Sequence[str]) -> Mapping[str, BlockState]:
         rows = list(queries.get_blocks(db, ids).values())
-        return ledger.states(rows, declared_degree(db, ids))
+        return ledger.states(rows, declared_degree(db, ids), db)
 
     return states
 

@@ -1,0 +1,108 @@
+"""Each block's folded ledger numbers, kept in the index so a query reads rows, not notes.
+
+What retrieval needs from a block's ledger (Beta counts, reinforcements, last use, penalties,
+learned degree) is a pure function of its note. Folding a note means decoding every JSON line
+in it, and a query ranks about forty candidates, so folding at query time was a third of recall
+at 10k blocks (docs/benchmarks.md). The rows here say what each note folded to at the notes
+commit recorded in ``meta`` under ``TIP_KEY``; the reader moves them along by a notes-tree diff
+(rhythms/adaptive.py). A missing row only means "not folded yet". Spooled events are never here:
+the reader folds them on top of the note, as before.
+
+This module stores and fetches; it does not know how to fold. Every write checks the recorded
+tip first, so two processes moving the rows at once cannot leave rows of one tip under another.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from elfmem.index.db import IndexDB
+
+TIP_KEY = "ledger_state_tip"
+"""meta key: the notes commit the rows were folded at ("" = no notes ref yet)."""
+_CHUNK = 500  # well under SQLite's default limit on bound parameters
+
+
+@dataclass(frozen=True, slots=True)
+class StoredState:
+    alpha: float
+    beta: float
+    reinforcements: int
+    last_use: float | None
+    """Active hours of the latest use, or None if never used."""
+    penalties: int
+    degree: float
+    """Weighted degree from learned edges (declared relations are added by the reader)."""
+
+
+def stored_tip(db: IndexDB) -> str | None:
+    """The notes commit the rows belong to; None if the rows were never keyed to one."""
+    row = db.conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def read(db: IndexDB, tip: str, anchors: Iterable[str]) -> dict[str, StoredState] | None:
+    """Rows for ``anchors`` if the rows belong to ``tip``; None when they belong to another."""
+    wanted = list(anchors)
+    with db.reading() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+        if row is None or row[0] != tip:
+            return None
+        out: dict[str, StoredState] = {}
+        for start in range(0, len(wanted), _CHUNK):
+            part = wanted[start : start + _CHUNK]
+            for anchor, *values in conn.execute(
+                "SELECT anchor, alpha, beta, reinforcements, last_use, penalties, degree"
+                f" FROM ledger_state WHERE anchor IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                out[anchor] = StoredState(*values)
+        return out
+
+
+def advance(
+    db: IndexDB,
+    expected: str | None,
+    tip: str,
+    upserts: Mapping[str, StoredState],
+    drop: Iterable[str] = (),
+    *,
+    clear: bool = False,
+) -> bool:
+    """Move the rows from ``expected`` to ``tip``: write ``upserts``, delete ``drop`` (or every row
+    when ``clear``). False, with nothing written, if another process moved them first."""
+    with db.write() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+        if (None if row is None else row[0]) != expected:
+            return False
+        if clear:
+            conn.execute("DELETE FROM ledger_state")
+        else:
+            conn.executemany("DELETE FROM ledger_state WHERE anchor = ?", [(a,) for a in drop])
+        _upsert(conn, upserts)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (TIP_KEY, tip))
+    return True
+
+
+def keep(db: IndexDB, tip: str, folded: Mapping[str, StoredState]) -> bool:
+    """Save rows folded on demand, if the rows still belong to ``tip`` (else they are dropped)."""
+    if not folded:
+        return True
+    with db.write() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+        if row is None or row[0] != tip:
+            return False
+        _upsert(conn, folded)
+    return True
+
+
+def _upsert(conn: sqlite3.Connection, rows: Mapping[str, StoredState]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO ledger_state VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (a, s.alpha, s.beta, s.reinforcements, s.last_use, s.penalties, s.degree)
+            for a, s in rows.items()
+        ],
+    )
