@@ -133,14 +133,15 @@ class ObjectBatch:
                 records.pop(name, None)
             else:
                 records[name] = _record(name, FileMode.BLOB, oid.raw)
-        for name, sub in nested.items():
-            current = base[name] if base is not None and name in base else None
+        for folder, sub in nested.items():
+            current = base[folder] if base is not None and folder in base else None
             subtree = current if isinstance(current, pygit2.Tree) else None
             new = self.edit(subtree, sub)
+            key = _encode(folder)
             if new is None:
-                records.pop(_encode(name), None)
+                records.pop(key, None)
             else:
-                records[_encode(name)] = _record(_encode(name), FileMode.TREE, new.raw)
+                records[key] = _record(key, FileMode.TREE, new.raw)
         if not records:
             return None
         ordered = sorted(records.items(), key=_record_key)
