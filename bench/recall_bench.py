@@ -4,7 +4,11 @@ Prints, per size: recall p50/p95 (attention frame, embedded model, warm process,
 reinforcement), the time to bring the index up to date after a 10-block commit (incremental)
 versus a full rebuild with a warm embedding cache, their ratio, and the index size on disk.
 
-    python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100]
+    python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
+
+``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later runs (filling 100k
+blocks through ``remember_many`` + ``dream`` takes tens of minutes); each run adds the 10 blocks of
+its catch-up measurement.
 """
 
 from __future__ import annotations
@@ -55,11 +59,17 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def measure(size: int, queries: int) -> dict[str, float]:
+async def measure(size: int, queries: int, keep: Path | None) -> dict[str, float]:
     rng = random.Random(size)
     with tempfile.TemporaryDirectory() as tmp:
-        system, _ = await MemorySystem.init(Path(tmp))
-        await fill(system, size, rng)
+        root = keep / f"blocks-{size}" if keep is not None else Path(tmp)
+        filled = keep is not None and (root / ".elfmem").exists()
+        root.mkdir(parents=True, exist_ok=True)
+        system, _ = await MemorySystem.init(root)
+        t0 = time.perf_counter()
+        if not filled:
+            await fill(system, size, rng)
+        fill_s = time.perf_counter() - t0
         core = system._core
         await system.recall("warm up the model", reinforce=False)
         lat = []
@@ -82,7 +92,7 @@ async def measure(size: int, queries: int) -> dict[str, float]:
         rebuild(fresh, core.store.source(), core.embedder)
         full = (time.perf_counter() - t0) * 1000
         fresh.close()
-        size_mb = core.index_path.stat().st_size / 1e6
+        size_mb = core.db().size_on_disk() / 1e6
         await system.close()
     return {
         "size": size,
@@ -93,6 +103,7 @@ async def measure(size: int, queries: int) -> dict[str, float]:
         "full": full,
         "ratio": full / max(incremental, 1e-9),
         "mb": size_mb,
+        "fill": fill_s,
     }
 
 
@@ -100,19 +111,22 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--keep", type=Path, default=None)
     args = ap.parse_args()
-    rows = [await measure(int(s), args.queries) for s in args.sizes.split(",") if s]
+    rows = [await measure(int(s), args.queries, args.keep) for s in args.sizes.split(",") if s]
     print(
         f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "
         f"{'sync after 10-block diff':>25} {'full rebuild':>13} "
-        f"{'ratio':>6} {'index MB':>9}"
+        f"{'ratio':>6} {'index MB':>9} {'fill s':>7}"
     )
     for r in rows:
         print(
             f"{r['size']:>8,} {r['p50']:>9.1f}ms {r['p95']:>6.1f}ms "
             f"{r['incremental']:>20.0f}ms ({r['mode'][:4]}) "
-            f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f}"
+            f"{r['full']:>11.0f}ms {r['ratio']:>6.0f} {r['mb']:>9.1f} {r['fill']:>7.0f}"
         )
+    print("index MB: the SQLite file, its write-ahead log and the mapped vector file;")
+    print("fill s: remember_many + dream to reach the size (0 when --keep reused a memory)")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -88,11 +88,20 @@ class _Snapshot:
     matrix: Matrix
     rows: dict[str, int]
     key: tuple[str, str] | None
+    masks: dict[frozenset[str], npt.NDArray[np.bool_]] = field(default_factory=dict)
+    """Rows per set of statuses, computed once per snapshot (a string compare of every row)."""
 
     @classmethod
     def of(cls, table: VectorTable, key: tuple[str, str] | None) -> _Snapshot:
         rows = {block_id: i for i, block_id in enumerate(table.ids)}
         return cls(table.ids, np.array(table.statuses, dtype=str), table.matrix, rows, key)
+
+    def status_mask(self, statuses: Iterable[str]) -> npt.NDArray[np.bool_]:
+        wanted = frozenset(statuses)
+        mask = self.masks.get(wanted)
+        if mask is None:
+            mask = self.masks[wanted] = np.isin(self.statuses, list(wanted))
+        return mask
 
 
 _EMPTY = _Snapshot.of(VectorTable([], [], np.zeros((0, 0), dtype=np.float32)), None)
@@ -193,7 +202,7 @@ def _mask(
 ) -> npt.NDArray[np.bool_] | None:
     keep: npt.NDArray[np.bool_] | None = None
     if statuses is not None:
-        keep = np.isin(snap.statuses, list(statuses))
+        keep = snap.status_mask(statuses)
     if allowed is not None:
         chosen = np.zeros(len(snap.ids), dtype=bool)
         chosen[[snap.rows[i] for i in allowed if i in snap.rows]] = True
