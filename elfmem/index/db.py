@@ -45,6 +45,30 @@ class IndexDB:
         self.path = path
         self.healed = healed
         self._lock = threading.RLock()
+        self._side: sqlite3.Connection | None = None
+
+    def side_reader(self) -> sqlite3.Connection | None:
+        """A second, read-only connection, for a query that runs in a thread beside others on
+        ``conn`` (SQLite lets go of the GIL while it steps). None for an in-memory index."""
+        if self.path is None:
+            return None
+        with self._lock:
+            if self._side is None:
+                side = sqlite3.connect(
+                    str(self.path),
+                    timeout=BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                side.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+                side.execute("PRAGMA query_only = ON")
+                self._side = side
+            return self._side
+
+    def _close_side(self) -> None:
+        if self._side is not None:
+            self._side.close()
+            self._side = None
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
@@ -80,6 +104,7 @@ class IndexDB:
     def heal(self, reason: str) -> None:
         """Replace a file found damaged while open with an empty index (the next sync refills)."""
         with self._lock:
+            self._close_side()
             self.conn.close()
             if self.path is None:
                 self.conn = sqlite3.connect(
@@ -98,6 +123,7 @@ class IndexDB:
         return sum(p.stat().st_size for p in _companions(self.path) if p.exists())
 
     def close(self) -> None:
+        self._close_side()
         self.conn.close()
 
     def __enter__(self) -> IndexDB:

@@ -9,8 +9,10 @@ moves, so a query costs one matrix product.
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,8 +61,13 @@ def lexical(
     limit: int,
     statuses: Iterable[str] | None = ("active",),
     weights: FieldWeights = FieldWeights(),
+    *,
+    conn: sqlite3.Connection | None = None,
 ) -> list[tuple[str, float]]:
-    """(block id, score) best first, score = −bm25 (higher is better); ``statuses`` None = all."""
+    """(block id, score) best first, score = −bm25 (higher is better); ``statuses`` None = all.
+
+    ``conn`` runs the query on another connection to the same index (``db.side_reader()``).
+    """
     expression = match_expression(query)
     if not expression or limit <= 0:
         return []
@@ -75,7 +82,35 @@ def lexical(
         params.extend(wanted)
     sql += " ORDER BY rank, b.id LIMIT ?"
     params.append(limit)
-    return [(block_id, -rank) for block_id, rank in db.conn.execute(sql, params)]
+    return [(block_id, -rank) for block_id, rank in (conn or db.conn).execute(sql, params)]
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def lexical_soon(
+    db: IndexDB,
+    query: str,
+    limit: int,
+    statuses: Iterable[str] | None = ("active",),
+    weights: FieldWeights = FieldWeights(),
+) -> Callable[[], list[tuple[str, float]]]:
+    """Start ``lexical`` on a worker thread with its own connection; call the result to wait.
+
+    bm25 over every matching row is the longest step of a recall, and SQLite runs it without
+    holding the GIL, so it proceeds while the caller embeds the query and multiplies vectors.
+    An in-memory index has no second connection: there the search runs when the result is called.
+    """
+    side = db.side_reader()
+    if side is None:
+        return lambda: lexical(db, query, limit, statuses, weights)
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:  # one worker per process, started on first use
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elfmem-lexical")
+        pending = _POOL.submit(lexical, db, query, limit, statuses, weights, conn=side)
+    return pending.result
 
 
 Matrix = npt.NDArray[np.float32]

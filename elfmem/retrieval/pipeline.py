@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
 from elfmem.index.queries import BlockRow
+from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
 from elfmem.retrieval import decay, fusion, mmr, signals
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
@@ -95,12 +96,15 @@ def _seed(
     def keep(block_id: str) -> bool:
         return block_id not in f.excluded and (f.include is None or block_id in f.include)
 
-    hits = lexical(db, query, s.seeds + extra, ("active",), s.field_weights)
-    pool.lexical = [b for b, _ in hits if keep(b)][: s.seeds]
-    if embed is not None:
+    if embed is None:
+        hits = lexical(db, query, s.seeds + extra, ("active",), s.field_weights)
+    else:  # the lexical search runs in a thread while the query is embedded and matched
+        lexical_hits = lexical_soon(db, query, s.seeds + extra, ("active",), s.field_weights)
         vs = vector_store(db)
         found = vs.dense(embed(query), s.seeds + extra, f.include, ("active",))
         pool.dense = dict([(b, c) for b, c in found if keep(b)][: s.seeds])
+        hits = lexical_hits()
+    pool.lexical = [b for b, _ in hits if keep(b)][: s.seeds]
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
     ranked_seeds = list(

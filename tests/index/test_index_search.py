@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 import pytest
 from index_support import HashModel, bid, block_text, memory_file, source_with
@@ -11,9 +13,11 @@ from elfmem.index import (
     VectorStore,
     lexical,
     match_expression,
+    open_memory_index,
     sync,
     vector_store,
 )
+from elfmem.index.search import lexical_soon
 
 NOTES = "notes/knowledge/2026-01.md"
 INBOX = "log/knowledge/2026-01.md"
@@ -62,6 +66,29 @@ def test_diacritics_are_folded(indexed: IndexDB) -> None:
 
 def test_tags_are_searchable(indexed: IndexDB) -> None:
     assert found(indexed, "cpu") == [bid(2)]
+
+
+def test_lexical_on_the_side_connection_sees_what_the_main_one_committed(
+    indexed: IndexDB, cache: EmbeddingCache
+) -> None:
+    side = indexed.side_reader()
+    assert side is not None and side is not indexed.conn and side is indexed.side_reader()
+    query = "pgbouncer pooling workers deploy"
+    assert lexical_soon(indexed, query, 10)() == lexical(indexed, query, 10)
+    extra = memory_file(block_text(bid(9), "pgbouncer pgbouncer pgbouncer pooling"))
+    sync(indexed, source_with({"notes/knowledge/2026-02.md": extra}), HashModel(), cache=cache)
+    assert lexical_soon(indexed, "pgbouncer", 10)()[0][0] == bid(9)
+    with pytest.raises(sqlite3.OperationalError):  # read-only: it can never write the index
+        side.execute("DELETE FROM meta")
+
+
+def test_lexical_soon_on_an_in_memory_index_runs_in_place(cache: EmbeddingCache) -> None:
+    db = open_memory_index()
+    notes = memory_file(block_text(bid(1), "pgbouncer above 100 clients"))
+    sync(db, source_with({NOTES: notes}), HashModel(), cache=cache)
+    assert db.side_reader() is None
+    assert [i for i, _ in lexical_soon(db, "pgbouncer", 5)()] == [bid(1)]
+    db.close()
 
 
 @pytest.mark.parametrize(
