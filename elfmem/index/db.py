@@ -74,10 +74,20 @@ class IndexDB:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One short write transaction (``BEGIN IMMEDIATE``: writers queue on busy_timeout)."""
+    def write(self, wait_s: float = BUSY_TIMEOUT_S) -> Iterator[sqlite3.Connection]:
+        """One short write transaction (``BEGIN IMMEDIATE``: writers queue on busy_timeout).
+
+        ``wait_s`` shortens the wait for another writer's lock, for writes that may be skipped
+        (``sqlite3.OperationalError`` when it runs out).
+        """
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
+            if wait_s != BUSY_TIMEOUT_S:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(wait_s * 1000)}")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            finally:
+                if wait_s != BUSY_TIMEOUT_S:
+                    self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")

@@ -10,12 +10,14 @@ the reader folds them on top of the note, as before.
 
 This module stores and fetches; it does not know how to fold. Every write checks the recorded
 tip first, so two processes moving the rows at once cannot leave rows of one tip under another.
+Writes are best effort: a query does not queue behind another process's long write (or fail on
+a read-only index) to save a cache row; it folds again next time.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from elfmem.index.db import IndexDB
@@ -23,6 +25,8 @@ from elfmem.index.db import IndexDB
 TIP_KEY = "ledger_state_tip"
 """meta key: the notes commit the rows were folded at ("" = no notes ref yet)."""
 _CHUNK = 500  # well under SQLite's default limit on bound parameters
+WAIT_S = 0.1
+"""How long a write here waits for another writer before giving up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,29 +76,38 @@ def advance(
     clear: bool = False,
 ) -> bool:
     """Move the rows from ``expected`` to ``tip``: write ``upserts``, delete ``drop`` (or every row
-    when ``clear``). False, with nothing written, if another process moved them first."""
-    with db.write() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
-        if (None if row is None else row[0]) != expected:
-            return False
+    when ``clear``). False, with nothing written, if another process moved them first or the
+    index stayed locked."""
+
+    def body(conn: sqlite3.Connection) -> None:
         if clear:
             conn.execute("DELETE FROM ledger_state")
         else:
             conn.executemany("DELETE FROM ledger_state WHERE anchor = ?", [(a,) for a in drop])
         _upsert(conn, upserts)
         conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (TIP_KEY, tip))
-    return True
+
+    return _write_at(db, expected, body)
 
 
 def keep(db: IndexDB, tip: str, folded: Mapping[str, StoredState]) -> bool:
     """Save rows folded on demand, if the rows still belong to ``tip`` (else they are dropped)."""
     if not folded:
         return True
-    with db.write() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
-        if row is None or row[0] != tip:
-            return False
-        _upsert(conn, folded)
+    return _write_at(db, tip, lambda conn: _upsert(conn, folded))
+
+
+def _write_at(
+    db: IndexDB, expected: str | None, body: Callable[[sqlite3.Connection], None]
+) -> bool:
+    try:
+        with db.write(wait_s=WAIT_S) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+            if (None if row is None else row[0]) != expected:
+                return False
+            body(conn)
+    except sqlite3.OperationalError:  # locked by a long writer, or a read-only file
+        return False
     return True
 
 

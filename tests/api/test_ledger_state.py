@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -133,4 +135,29 @@ def test_spooled_events_count_before_they_reach_the_notes(repo: Path) -> None:
     assert system._core.store.spool.size() > 0
     after = _components(system)
     assert after[top][1] > before[top][1]
+    arun(system.close())
+
+
+def test_a_query_does_not_queue_behind_another_writer_to_save_rows(repo: Path) -> None:
+    system, ids = _memory(repo)
+    core = system._core
+    db = core.db()
+    blocks = list(queries.get_blocks(db, ids).values())
+    expected = core.ledger.states(blocks, {}, db)
+    with db.write() as conn:
+        conn.execute("DELETE FROM ledger_state")
+    assert db.path is not None
+    other = sqlite3.connect(db.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process in the middle of a long write
+    try:
+        started = time.monotonic()
+        assert core.ledger.states(blocks, {}, db) == expected
+        # A hang check, not a speed target: the index's busy timeout is 10 s.
+        assert time.monotonic() - started < 5
+        assert db.conn.execute("SELECT count(*) FROM ledger_state").fetchone()[0] == 0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert core.ledger.states(blocks, {}, db) == expected
+    assert db.conn.execute("SELECT count(*) FROM ledger_state").fetchone()[0] == 3
     arun(system.close())
