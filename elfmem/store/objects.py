@@ -15,8 +15,11 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import threading
 import zlib
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 
 import pygit2
@@ -61,12 +64,44 @@ def _record(name: bytes, mode: int, oid: bytes) -> bytes:
     return b"%o %s\0%s" % (mode, name, oid)
 
 
+_RECORDS_KEPT = 64
+_records: OrderedDict[bytes, dict[bytes, bytes]] = OrderedDict()
+_records_lock = threading.Lock()
+
+
 def tree_records(tree: pygit2.Tree | None) -> dict[bytes, bytes]:
-    """A tree's entries as raw records (``<mode> <name>\\0<oid>``) by name, cut from its bytes."""
-    out: dict[bytes, bytes] = {}
+    """A tree's entries as raw records (``<mode> <name>\\0<oid>``) by name, cut from its bytes.
+
+    The caller gets its own dict. Recent trees are kept parsed by oid, including the ones this
+    process just made: at 100k blocks a bucket folder holds ~400 entries, and every write reads
+    it twice (to pick the bucket, then to edit it), then makes the next version of it.
+    """
     if tree is None:
-        return out
-    data = tree.read_raw()
+        return {}
+    return _records_by_oid(tree.id.raw, tree.read_raw)
+
+
+def _records_by_oid(oid: bytes, read: Callable[[], bytes]) -> dict[bytes, bytes]:
+    with _records_lock:
+        cached = _records.get(oid)
+        if cached is not None:
+            _records.move_to_end(oid)
+            return dict(cached)
+    out = _parse_records(read())
+    _keep_records(oid, out)
+    return dict(out)
+
+
+def _keep_records(oid: bytes, records: dict[bytes, bytes]) -> None:
+    with _records_lock:
+        _records[oid] = records
+        _records.move_to_end(oid)
+        while len(_records) > _RECORDS_KEPT:
+            _records.popitem(last=False)
+
+
+def _parse_records(data: bytes) -> dict[bytes, bytes]:
+    out: dict[bytes, bytes] = {}
     find = data.find
     start, end = 0, len(data)
     while start < end:
@@ -122,7 +157,11 @@ class ObjectBatch:
         fanout tree at 100k blocks holds ~400 entries, and walking them as pygit2 objects cost
         more than the rest of the append. None means the result is empty.
         """
-        records = tree_records(base)
+        return self._edit(tree_records(base), changes)
+
+    def _edit(
+        self, records: dict[bytes, bytes], changes: Mapping[tuple[str, ...], pygit2.Oid | None]
+    ) -> pygit2.Oid | None:
         nested: dict[str, dict[tuple[str, ...], pygit2.Oid | None]] = {}
         for path, oid in changes.items():
             if len(path) > 1:
@@ -134,10 +173,13 @@ class ObjectBatch:
             else:
                 records[name] = _record(name, FileMode.BLOB, oid.raw)
         for folder, sub in nested.items():
-            current = base[folder] if base is not None and folder in base else None
-            subtree = current if isinstance(current, pygit2.Tree) else None
-            new = self.edit(subtree, sub)
             key = _encode(folder)
+            current = records.get(key)
+            below: dict[bytes, bytes] = {}
+            if current is not None and current.startswith(b"40000 "):
+                raw = current[-20:]
+                below = _records_by_oid(raw, partial(self._read_raw, raw))
+            new = self._edit(below, sub)
             if new is None:
                 records.pop(key, None)
             else:
@@ -145,7 +187,13 @@ class ObjectBatch:
         if not records:
             return None
         ordered = sorted(records.items(), key=_record_key)
-        return self.add(ObjectType.TREE, b"".join(record for _, record in ordered))
+        oid = self.add(ObjectType.TREE, b"".join(record for _, record in ordered))
+        _keep_records(oid.raw, records)
+        return oid
+
+    def _read_raw(self, raw_oid: bytes) -> bytes:
+        data: bytes = self.repo[pygit2.Oid(raw=raw_oid)].read_raw()
+        return data
 
     def store(self) -> None:
         """Put every gathered object in the repository: loose when few, else one pack."""

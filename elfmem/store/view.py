@@ -52,7 +52,7 @@ class MemoryView:
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
-        self._folders: dict[str, set[str]] = {}
+        self._folders: dict[str, set[bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
         """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
@@ -65,8 +65,9 @@ class MemoryView:
             )
         return self._paths
 
-    def _folder(self, key: BucketKey) -> set[str]:
-        """The file names in the tree beside ``key``'s bucket (one folder, not the whole memory)."""
+    def _folder(self, key: BucketKey) -> set[bytes]:
+        """The file names (raw bytes) in the tree beside ``key``'s bucket: one folder, not the
+        whole memory. Left undecoded: at 100k blocks a folder holds ~400 names."""
         folder = key.relpath.rsplit("/", 1)[0]
         names = self._folders.get(folder)
         if names is None:
@@ -77,7 +78,7 @@ class MemoryView:
                 sub = None
             if isinstance(sub, pygit2.Tree):
                 names = {
-                    name.decode("utf-8", "surrogateescape")
+                    name
                     for name, record in tree_records(sub).items()
                     if not record.startswith(b"40000 ")
                 }
@@ -90,10 +91,12 @@ class MemoryView:
         cached = self._last_in_tree.get((head, key.month))
         if cached is None:
             cached = 1
+            prefix = f"{key.month}-".encode()
             for name in self._folder(key):
-                stem = name.removeprefix(f"{key.month}-").removesuffix(".md")
-                if stem != name and stem.isdigit():
-                    cached = max(cached, int(stem))
+                if name.startswith(prefix) and name.endswith(b".md"):
+                    stem = name[len(prefix) : -3]
+                    if stem.isdigit():
+                        cached = max(cached, int(stem))
             self._last_in_tree[(head, key.month)] = cached
         found = [cached]
         for relpath in self._reserved:
@@ -156,7 +159,8 @@ class MemoryView:
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
-        in_tree = key.relpath.rsplit("/", 1)[1] in self._folder(key)
+        file_name = key.relpath.rsplit("/", 1)[1].encode("utf-8", "surrogateescape")
+        in_tree = file_name in self._folder(key)
         held = len(self.read(key.relpath)) if in_tree else 0
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
