@@ -6,9 +6,10 @@ versus a full rebuild with a warm embedding cache, their ratio, and the index si
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
 
-``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later runs (filling 100k
-blocks through ``remember_many`` + ``dream`` takes tens of minutes); each run adds the 10 blocks of
-its catch-up measurement.
+Each memory is filled in a child process and measured in this one, which only opens it, as an
+agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later
+runs (filling 100k blocks through ``remember_many`` + ``dream`` takes about twenty minutes here);
+each run adds the 10 blocks of its catch-up measurement.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -59,17 +61,32 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def fill_in_child(root: Path, size: int) -> None:
+    """Fill in a separate process, so the measuring process is one that only opened the memory
+    (as an agent's is), not one whose heap still holds the fill's tens of thousands of objects."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--fill-only", str(size), str(root)
+    )
+    if await child.wait() != 0:
+        raise SystemExit(f"filling {root} failed")
+
+
+async def fill_only(size: int, root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    system, _ = await MemorySystem.init(root)
+    await fill(system, size, random.Random(size))
+    await system.close()
+
+
 async def measure(size: int, queries: int, keep: Path | None) -> dict[str, float]:
-    rng = random.Random(size)
+    rng = random.Random(size + 1)
     with tempfile.TemporaryDirectory() as tmp:
-        root = keep / f"blocks-{size}" if keep is not None else Path(tmp)
-        filled = keep is not None and (root / ".elfmem").exists()
-        root.mkdir(parents=True, exist_ok=True)
-        system, _ = await MemorySystem.init(root)
+        root = keep / f"blocks-{size}" if keep is not None else Path(tmp) / "memory"
         t0 = time.perf_counter()
-        if not filled:
-            await fill(system, size, rng)
+        if not (keep is not None and (root / ".elfmem").exists()):
+            await fill_in_child(root, size)
         fill_s = time.perf_counter() - t0
+        system = await MemorySystem.from_config(root)
         core = system._core
         await system.recall("warm up the model", reinforce=False)
         lat = []
@@ -112,7 +129,11 @@ async def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--keep", type=Path, default=None)
+    ap.add_argument("--fill-only", nargs=2, metavar=("SIZE", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.fill_only:
+        await fill_only(int(args.fill_only[0]), Path(args.fill_only[1]))
+        return
     rows = [await measure(int(s), args.queries, args.keep) for s in args.sizes.split(",") if s]
     print(
         f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "

@@ -4,6 +4,11 @@ Prints a table of p50/p95 per size, a batch of 1,000 in one commit, and the same
 repository that also holds 50k ordinary files (where rewriting git's own index dominates).
 
     python bench/write_bench.py [--sizes 1000,10000,100000] [--samples 200] [--big-repo 50000]
+                                [--keep DIR]
+
+Each repository is filled in a child process and measured in this one, which only opens it, as
+an agent's process would. ``--keep DIR`` fills each repository once into DIR and reuses it on
+later runs (each run adds its 205 measured blocks to the kept memory).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -54,6 +60,7 @@ async def time_remembers(system: MemorySystem, samples: int, tag: str) -> list[f
 
 
 def make_repo(root: Path, ordinary_files: int) -> None:
+    root.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     for i in range(ordinary_files):
         d = root / "src" / f"d{i // 500}"
@@ -64,14 +71,32 @@ def make_repo(root: Path, ordinary_files: int) -> None:
         subprocess.run(["git", "commit", "-qm", "ordinary files"], cwd=root, check=True)
 
 
+async def fill_in_child(root: Path, blocks: int, ordinary_files: int) -> None:
+    """Fill in a separate process, so the measuring process is one that only opened the memory
+    (as an agent's is), not one whose heap still holds the fill's objects."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--fill-only", str(blocks), str(ordinary_files), str(root)
+    )
+    if await child.wait() != 0:
+        raise SystemExit(f"filling {root} failed")
+
+
+async def fill_only(blocks: int, ordinary_files: int, root: Path) -> None:
+    make_repo(root, ordinary_files)
+    system, _ = await MemorySystem.init(root)
+    await fill(system, blocks)
+    await system.close()
+
+
 async def scenario(
-    label: str, blocks: int, samples: int, ordinary_files: int = 0
+    label: str, blocks: int, samples: int, ordinary_files: int = 0, keep: Path | None = None
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "repo"
-        make_repo(root, ordinary_files)
-        system, _ = await MemorySystem.init(root)
-        await fill(system, blocks)
+        base = keep if keep is not None else Path(tmp)
+        root = base / f"blocks-{blocks}-files-{ordinary_files}"
+        if not (keep is not None and (root / ".elfmem").exists()):
+            await fill_in_child(root, blocks, ordinary_files)
+        system = await MemorySystem.from_config(root)
         await time_remembers(system, 5, "warm")
         lat = await time_remembers(system, samples, label)
         await system.close()
@@ -142,10 +167,17 @@ async def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--big-repo", type=int, default=50_000)
+    ap.add_argument("--keep", type=Path, default=None)
+    hidden = argparse.SUPPRESS
+    ap.add_argument("--fill-only", nargs=3, metavar=("BLOCKS", "FILES", "DIR"), help=hidden)
     args = ap.parse_args()
+    if args.fill_only:
+        await fill_only(int(args.fill_only[0]), int(args.fill_only[1]), Path(args.fill_only[2]))
+        return
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
-        rows.append(await scenario(f"remember at {size:,} blocks", size, args.samples))
+        label = f"remember at {size:,} blocks"
+        rows.append(await scenario(label, size, args.samples, keep=args.keep))
     rows.append(await batch_scenario(1000))
     if args.big_repo:
         rows.append(
@@ -154,6 +186,7 @@ async def main() -> None:
                 1000,
                 args.samples,
                 args.big_repo,
+                args.keep,
             )
         )
         rows.append(git_reference(args.big_repo))
