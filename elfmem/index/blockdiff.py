@@ -10,6 +10,7 @@ back and an incremental sync always ends where a full rebuild would.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from elfmem.block.layout import MEMORY_DIR
@@ -45,6 +46,8 @@ class BlockDiff:
     """(block id, path) of duplicate copies left unindexed by this diff."""
     stale: set[str] = field(default_factory=set)
     """Files holding a shadowed copy that should now win: re-read them (see ``apply_diff``)."""
+    after: dict[str, dict[str, Row]] = field(default_factory=dict)
+    """Each replaced file's ``blocks`` rows once this diff is applied (not for a full diff)."""
 
     @property
     def inserted(self) -> dict[str, Block]:
@@ -70,8 +73,18 @@ def _select(conn: sqlite3.Connection, column: str, keys: list[str]) -> dict[str,
     return found
 
 
-def diff_updates(conn: sqlite3.Connection, updates: list[FileUpdate], *, full: bool) -> BlockDiff:
-    """Read-only: the row changes that make the index match ``updates``."""
+def diff_updates(
+    conn: sqlite3.Connection,
+    updates: list[FileUpdate],
+    *,
+    full: bool,
+    known: Mapping[str, Mapping[str, Row]] | None = None,
+) -> BlockDiff:
+    """Read-only: the row changes that make the index match ``updates``.
+
+    ``known`` holds files whose current rows the caller already has (it wrote them and nothing
+    has changed since): a write to a bucket of hundreds of blocks then reads none of them back.
+    """
     replaced = sorted({u.path for u in updates if u.blocks is not None})
     diff = BlockDiff(full, replaced=replaced)
     incoming = [
@@ -85,13 +98,20 @@ def diff_updates(conn: sqlite3.Connection, updates: list[FileUpdate], *, full: b
         before = {r[0] for r in conn.execute("SELECT id FROM blocks")}
         owners: dict[str, str] = {}
     else:
-        old = _select(conn, "path", replaced)
+        known = known or {}
+        old = _select(conn, "path", [p for p in replaced if p not in known])
+        for path in replaced:
+            old.update(known.get(path, {}))
         before = set(old)
         elsewhere = _select(conn, "id", [b.id for _, _, b, _ in incoming if b.id not in old])
         owners = {i: str(row[1]) for i, row in elsewhere.items()}
     chosen = _choose(incoming, owners, diff)
+    if not full:
+        diff.after = {path: {} for path in replaced}
     for block_id, (path, ordinal, block, status) in chosen.items():
         values = block_values(block, path, ordinal, status)
+        if not full:
+            diff.after[path][block_id] = values
         previous = old.get(block_id)
         if previous is not None and _sans_ordinal(previous) == _sans_ordinal(values):
             if previous[_ORDINAL] != ordinal:

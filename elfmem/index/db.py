@@ -11,6 +11,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,11 @@ class IndexDB:
         self.healed = healed
         self._lock = threading.RLock()
         self._side: sqlite3.Connection | None = None
+        self.known_rows: OrderedDict[str, tuple[tuple[str, str], dict[str, tuple[object, ...]]]]
+        self.known_rows = OrderedDict()
+        """Per memory file: the ``blocks`` rows this process last wrote for it, labelled with the
+        (index uuid, generation) they were written at. Every change to ``blocks`` moves the
+        generation, so a label that still matches means the rows are still exactly these."""
 
     def side_reader(self) -> sqlite3.Connection | None:
         """A second, read-only connection, for a query that runs in a thread beside others on
@@ -115,6 +121,7 @@ class IndexDB:
         """Replace a file found damaged while open with an empty index (the next sync refills)."""
         with self._lock:
             self._close_side()
+            self.known_rows.clear()
             self.conn.close()
             if self.path is None:
                 self.conn = sqlite3.connect(

@@ -239,7 +239,9 @@ def _attempt(
 ) -> SyncReport:
     report = SyncReport(plan.mode, plan.files_parsed, errors=list(plan.errors), healed=db.healed)
     report.tree_oid = plan.tree_oid if plan.set_tree else plan.token[1]
-    diff = diff_updates(db.conn, plan.updates, full=plan.full)
+    label = (plan.meta.get("index_uuid", ""), plan.meta.get("generation", ""))
+    known = {} if plan.full else _known_rows(db, label, plan.updates)
+    diff = diff_updates(db.conn, plan.updates, full=plan.full, known=known)
     vectors = plan_vectors(db, plan.meta, diff, model, text_for, cache, progress)
     report.embedded = vectors.embedded
     report.errors.extend(diff.errors)
@@ -248,17 +250,43 @@ def _attempt(
     if plan.mode == "none" and not plan.updates and not vectors.pending:
         return report
     if locked:
-        _write(db, plan, diff, vectors)
+        generation = _write(db, plan, diff, vectors)
     else:
         with db.write():
             meta = db.meta()
             if (meta.get("generation"), meta.get("memory_tree_oid")) != plan.token:
                 raise _Conflict
-            _write(db, plan, diff, vectors)
+            generation = _write(db, plan, diff, vectors)
+    _keep_rows(db, (label[0], generation), diff)
     return report
 
 
-def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> None:
+KNOWN_FILES = 8
+"""Memory files whose rows each process keeps (the buckets it is appending to)."""
+
+
+def _known_rows(
+    db: IndexDB, label: tuple[str, str], updates: list[FileUpdate]
+) -> dict[str, dict[str, tuple[object, ...]]]:
+    """Rows this process wrote for these files, where the index has not changed since."""
+    out = {}
+    for update in updates:
+        entry = db.known_rows.get(update.path)
+        if update.blocks is not None and entry is not None and entry[0] == label:
+            out[update.path] = entry[1]
+    return out
+
+
+def _keep_rows(db: IndexDB, label: tuple[str, str], diff: BlockDiff) -> None:
+    for path, rows in diff.after.items():
+        db.known_rows[path] = (label, rows)
+        db.known_rows.move_to_end(path)
+    while len(db.known_rows) > KNOWN_FILES:
+        db.known_rows.popitem(last=False)
+
+
+def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> str:
+    """Apply ``plan`` inside the caller's write transaction; returns the generation after it."""
     apply_diff(db.conn, diff, plan.updates)
     vectors_changed = write_plan(db.conn, vectors, diff)
     if plan.set_tree:
@@ -270,3 +298,5 @@ def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> Non
             )
     if diff.touches_blocks or vectors_changed:
         db.bump_generation()
+    row = db.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return str(row[0]) if row is not None else ""

@@ -7,6 +7,7 @@ from pathlib import Path
 from elfmem.api import MemorySystem
 from elfmem.block.layout import BUCKET_LIMIT
 from elfmem.block.parse import parse_bytes
+from elfmem.index import IndexDB, open_memory_index, rebuild
 from tests.conftest import arun, git
 
 
@@ -43,3 +44,30 @@ def test_a_single_remember_goes_to_the_last_bucket_and_opens_one_when_it_is_full
     assert again.path == first.path
     assert _sizes(repo, "log") == [2, BUCKET_LIMIT]
     arun(system.close())
+
+
+def _rows(db: IndexDB) -> list[tuple[object, ...]]:
+    return db.conn.execute(
+        "SELECT id, path, ordinal, status, content FROM blocks ORDER BY id"
+    ).fetchall()
+
+
+def test_two_writers_taking_turns_on_one_bucket_index_what_a_rebuild_would(repo: Path) -> None:
+    """Each writer remembers the rows it wrote last; the other's writes must invalidate them."""
+    first, _ = arun(MemorySystem.init(repo))
+    second = arun(MemorySystem.from_config(repo))
+    ids = []
+    for i in range(6):
+        writer = first if i % 2 == 0 else second
+        ids.append(arun(writer.remember(f"Turn {i}: queue q{i} drains in {i} seconds")).block_id)
+    arun(first.edit(ids[1], "Turn 1 corrected: queue q1 drains in 10 seconds"))
+    arun(second.forget(ids[2]))
+    arun(first.remember("Turn 7: after the edit and the forget"))
+    fresh = open_memory_index()
+    rebuild(fresh, first._core.store.source(), None)
+    for system in (first, second):
+        system._core.sync()
+        assert _rows(system._core.db()) == _rows(fresh)
+    fresh.close()
+    arun(first.close())
+    arun(second.close())
