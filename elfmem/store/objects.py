@@ -163,6 +163,7 @@ class ObjectBatch:
         self, records: dict[bytes, bytes], changes: Mapping[tuple[str, ...], pygit2.Oid | None]
     ) -> pygit2.Oid | None:
         nested: dict[str, dict[tuple[str, ...], pygit2.Oid | None]] = {}
+        added = False  # records come in git's order: only a new name calls for a sort
         for path, oid in changes.items():
             if len(path) > 1:
                 nested.setdefault(path[0], {})[path[1:]] = oid
@@ -171,6 +172,7 @@ class ObjectBatch:
             if oid is None:
                 records.pop(name, None)
             else:
+                added = added or name not in records
                 records[name] = _record(name, FileMode.BLOB, oid.raw)
         for folder, sub in nested.items():
             key = _encode(folder)
@@ -183,11 +185,13 @@ class ObjectBatch:
             if new is None:
                 records.pop(key, None)
             else:
+                added = added or key not in records
                 records[key] = _record(key, FileMode.TREE, new.raw)
         if not records:
             return None
-        ordered = sorted(records.items(), key=_record_key)
-        oid = self.add(ObjectType.TREE, b"".join(record for _, record in ordered))
+        if added:
+            records = dict(sorted(records.items(), key=_record_key))
+        oid = self.add(ObjectType.TREE, b"".join(records.values()))
         _keep_records(oid.raw, records)
         return oid
 

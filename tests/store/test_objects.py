@@ -54,6 +54,13 @@ def test_editing_a_tree_git_wrote_gives_the_tree_git_would_write(tmp_path: Path)
         (workdir / rel).write_text("new\n")
     git(workdir, "add", "-A")
     assert git(workdir, "write-tree").strip() == str(edited)
+    # Again on the tree just made (its records come from the kept parse): changes only.
+    again = batch.edit(repo[edited].peel(pygit2.Tree), {("a.b",): blob, ("a", "z"): blob})
+    batch.store()
+    for rel in ("a.b", "a/z"):
+        (workdir / rel).write_text("new\n")
+    git(workdir, "add", "-A")
+    assert git(workdir, "write-tree").strip() == str(again)
 
 
 def test_edit_copies_untouched_entries_and_deletes_empty_trees(tmp_path: Path) -> None:
