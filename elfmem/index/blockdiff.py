@@ -33,6 +33,14 @@ _ORDINAL = 2  # position of ``ordinal`` in BLOCK_COLUMNS
 
 
 @dataclass(slots=True)
+class KnownFile:
+    """A file's ``blocks`` rows as a writer left them, with the ``Block`` each was made from."""
+
+    rows: dict[str, Row] = field(default_factory=dict)
+    blocks: dict[str, Block] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class BlockDiff:
     full: bool
     delete: list[str] = field(default_factory=list)
@@ -46,7 +54,7 @@ class BlockDiff:
     """(block id, path) of duplicate copies left unindexed by this diff."""
     stale: set[str] = field(default_factory=set)
     """Files holding a shadowed copy that should now win: re-read them (see ``apply_diff``)."""
-    after: dict[str, dict[str, Row]] = field(default_factory=dict)
+    after: dict[str, KnownFile] = field(default_factory=dict)
     """Each replaced file's ``blocks`` rows once this diff is applied (not for a full diff)."""
 
     @property
@@ -78,12 +86,14 @@ def diff_updates(
     updates: list[FileUpdate],
     *,
     full: bool,
-    known: Mapping[str, Mapping[str, Row]] | None = None,
+    known: Mapping[str, KnownFile] | None = None,
 ) -> BlockDiff:
     """Read-only: the row changes that make the index match ``updates``.
 
     ``known`` holds files whose current rows the caller already has (it wrote them and nothing
-    has changed since): a write to a bucket of hundreds of blocks then reads none of them back.
+    has changed since): a write to a bucket of hundreds of blocks then reads none of them back,
+    and a block that is the very object its row was made from, in the same place, is not
+    compared column by column.
     """
     replaced = sorted({u.path for u in updates if u.blocks is not None})
     diff = BlockDiff(full, replaced=replaced)
@@ -95,24 +105,32 @@ def diff_updates(
     ]
     if full:
         old: dict[str, Row] = {}
+        made_from: dict[str, Block] = {}
         before = {r[0] for r in conn.execute("SELECT id FROM blocks")}
         owners: dict[str, str] = {}
     else:
-        known = known or {}
-        old = _select(conn, "path", [p for p in replaced if p not in known])
-        for path in replaced:
-            old.update(known.get(path, {}))
+        old, made_from = _indexed(conn, replaced, known or {})
         before = set(old)
         elsewhere = _select(conn, "id", [b.id for _, _, b, _ in incoming if b.id not in old])
         owners = {i: str(row[1]) for i, row in elsewhere.items()}
+        diff.after = {path: KnownFile() for path in replaced}
     chosen = _choose(incoming, owners, diff)
-    if not full:
-        diff.after = {path: {} for path in replaced}
     for block_id, (path, ordinal, block, status) in chosen.items():
+        previous = old.get(block_id)
+        if (
+            made_from.get(block_id) is block
+            and previous is not None
+            and previous[1:3]
+            == (
+                path,
+                ordinal,
+            )
+        ):
+            _record_after(diff, path, previous, block)  # the very object its row came from
+            continue
         values = block_values(block, path, ordinal, status)
         if not full:
-            diff.after[path][block_id] = values
-        previous = old.get(block_id)
+            _record_after(diff, path, values, block)
         if previous is not None and _sans_ordinal(previous) == _sans_ordinal(values):
             if previous[_ORDINAL] != ordinal:
                 diff.reorder.append((ordinal, block_id))
@@ -127,6 +145,24 @@ def diff_updates(
     if not full:
         _find_stale(conn, diff, {i: item[0] for i, item in chosen.items()})
     return diff
+
+
+def _indexed(
+    conn: sqlite3.Connection, paths: list[str], known: Mapping[str, KnownFile]
+) -> tuple[dict[str, Row], dict[str, Block]]:
+    """The rows indexed for ``paths`` by block id, and the blocks known to have made them."""
+    rows = _select(conn, "path", [p for p in paths if p not in known])
+    made_from: dict[str, Block] = {}
+    for path in paths:
+        if path in known:
+            rows.update(known[path].rows)
+            made_from.update(known[path].blocks)
+    return rows, made_from
+
+
+def _record_after(diff: BlockDiff, path: str, row: Row, block: Block) -> None:
+    diff.after[path].rows[block.id] = row
+    diff.after[path].blocks[block.id] = block
 
 
 def _find_stale(conn: sqlite3.Connection, diff: BlockDiff, chosen: dict[str, str]) -> None:

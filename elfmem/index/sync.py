@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
 from elfmem.errors import BlockFormatError
-from elfmem.index.blockdiff import BlockDiff, apply_diff, diff_updates
+from elfmem.index.blockdiff import BlockDiff, KnownFile, apply_diff, diff_updates
 from elfmem.index.changes import FileUpdate, Resolver, read_rows, resolve_all
 from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
@@ -267,19 +267,20 @@ KNOWN_FILES = 8
 
 def _known_rows(
     db: IndexDB, label: tuple[str, str], updates: list[FileUpdate]
-) -> dict[str, dict[str, tuple[object, ...]]]:
+) -> dict[str, KnownFile]:
     """Rows this process wrote for these files, where the index has not changed since."""
     out = {}
     for update in updates:
         entry = db.known_rows.get(update.path)
         if update.blocks is not None and entry is not None and entry[0] == label:
+            assert isinstance(entry[1], KnownFile)
             out[update.path] = entry[1]
     return out
 
 
 def _keep_rows(db: IndexDB, label: tuple[str, str], diff: BlockDiff) -> None:
-    for path, rows in diff.after.items():
-        db.known_rows[path] = (label, rows)
+    for path, known in diff.after.items():
+        db.known_rows[path] = (label, known)
         db.known_rows.move_to_end(path)
     while len(db.known_rows) > KNOWN_FILES:
         db.known_rows.popitem(last=False)
