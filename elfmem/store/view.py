@@ -90,13 +90,14 @@ class MemoryView:
         head, _, _ = key.relpath.rpartition("/")
         cached = self._last_in_tree.get((head, key.month))
         if cached is None:
-            cached = 1
             prefix = f"{key.month}-".encode()
-            for name in self._folder(key):
-                if name.startswith(prefix) and name.endswith(b".md"):
-                    stem = name[len(prefix) : -3]
-                    if stem.isdigit():
-                        cached = max(cached, int(stem))
+            start = len(prefix)
+            stems = [
+                name[start:-3]
+                for name in self._folder(key)
+                if name.startswith(prefix) and name.endswith(b".md")
+            ]
+            cached = max([1, *(int(stem) for stem in stems if stem.isdigit())])
             self._last_in_tree[(head, key.month)] = cached
         found = [cached]
         for relpath in self._reserved:
