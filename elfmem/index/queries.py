@@ -16,6 +16,7 @@ from elfmem.block.model import Block, Relation
 from elfmem.errors import BlockFormatError
 from elfmem.index.changes import read_rows
 from elfmem.index.db import IndexDB
+from elfmem.index.ledgerstate import TIP_KEY as LEDGER_TIP_KEY
 from elfmem.index.rows import chunks
 
 _COLUMNS = (
@@ -177,13 +178,19 @@ def file_errors(db: IndexDB) -> list[BlockFormatError]:
 
 
 def status(db: IndexDB) -> dict[str, object]:
-    """What the index is keyed to and holds, for ``elfmem status`` and ``doctor``."""
+    """What the index is keyed to and holds, for ``elfmem status`` and ``doctor``.
+
+    ``notes_oid`` is the notes commit the ledger rows were folded at (None before the first
+    query); ``ledger_rows`` counts the blocks folded so far.
+    """
     meta = db.meta()
     vectors = db.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
     files = db.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    ledger_rows = db.conn.execute("SELECT count(*) FROM ledger_state").fetchone()[0]
     return {
         "memory_tree_oid": meta.get("memory_tree_oid"),
-        "notes_oid": meta.get("notes_oid"),
+        "notes_oid": meta.get(LEDGER_TIP_KEY) or None,
+        "ledger_rows": ledger_rows,
         "model_identity": meta.get("model_identity"),
         "schema_version": int(meta.get("schema_version", "0")),
         "generation": int(meta.get("generation", "0")),

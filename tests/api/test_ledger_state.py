@@ -62,6 +62,8 @@ def test_a_new_process_ranks_from_rows_that_match_a_fold_of_the_notes(repo: Path
     db = core.db()
     tip = core.store.ledger.tip()
     assert tip is not None and ledgerstate.stored_tip(db) == tip
+    figures = arun(system.index_status()).details
+    assert figures["notes_oid"] == tip and figures["ledger_rows"] >= 3
     rows = ledgerstate.read(db, tip, [anchor_for_block(b) for b in (good, bad, other)])
     assert rows is not None and set(rows) == {anchor_for_block(b) for b in (good, bad, other)}
     assert rows[anchor_for_block(good)].alpha == pytest.approx(0.5 + 3)
