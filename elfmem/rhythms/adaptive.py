@@ -208,18 +208,25 @@ class LedgerView:
             rows = ledgerstate.read(db, tip, anchors)
         return rows
 
-    def refresh_stored(self, db: IndexDB) -> None:
-        """Bring every row up to the current notes commit now (dream's batch pass)."""
+    def refresh_stored(self, db: IndexDB, block_ids: Iterable[str] = ()) -> None:
+        """Bring the rows up to the current notes commit now (dream's batch pass).
+
+        If the rows were never keyed to a commit, only ``block_ids`` are folded: folding every
+        note of a large memory at once would cost minutes (11.5 s at 10k here).
+        """
         self._refresh()
         if self.fixed_tip is None and self._key is not None:
-            self.move_stored(db, self._key[0] or "")
+            touched = {anchor_for_block(b) for b in block_ids}
+            self.move_stored(db, self._key[0] or "", None, touched)
 
-    def move_stored(self, db: IndexDB, tip: str, limit: int | None = None) -> None:
+    def move_stored(
+        self, db: IndexDB, tip: str, limit: int | None = None, touched: set[str] | None = None
+    ) -> None:
         """Key the index's rows to notes commit ``tip``: refold what changed since their commit.
 
-        Up to ``limit`` changed notes are refolded now; beyond it they are dropped, to be folded
-        when a query meets them. Rows never keyed, or keyed to a commit this repository no
-        longer has, are all refolded with no ``limit`` and all dropped with one.
+        Up to ``limit`` changed notes are refolded now (all with no limit); beyond it they are
+        dropped, to be folded when a query meets them. Rows never keyed, or keyed to a commit
+        this repository no longer has, are all dropped, and only ``touched`` anchors refolded.
         """
         before = ledgerstate.stored_tip(db)
         if before == tip:
@@ -230,18 +237,12 @@ class LedgerView:
                 changed = self.store.ledger.changed_anchors(before or None, tip or None)
             except (KeyError, ValueError, pygit2.GitError):
                 changed = None
-        if changed is None and limit is not None:
-            ledgerstate.advance(db, before, tip, {}, clear=True)
-            return
         if changed is not None and limit is not None and len(changed) > limit:
             ledgerstate.advance(db, before, tip, {}, changed)
             return
-        if changed is None:
-            notes = self.store.ledger.read_all(tip) if tip else {}
-        else:
-            notes = self.store.ledger.read_many(changed, tip or None) if tip else {}
-        notes.pop(clock_anchor(), None)
-        targets = set(notes) if changed is None else changed - {clock_anchor()}
+        targets = (touched or set()) if changed is None else changed
+        targets.discard(clock_anchor())
+        notes = self.store.ledger.read_many(targets, tip) if tip and targets else {}
         refolded: dict[str, StoredState] = {}
         for anchor in targets:
             f = fold((notes.get(anchor) or "").splitlines())

@@ -235,7 +235,7 @@ def dream(
     if lines:
         core.record(lines, "elfmem: dream")
         # Fold the notes this run wrote now, in the batch pass, not in the next few queries.
-        core.ledger.refresh_stored(core.db())
+        core.ledger.refresh_stored(core.db(), lines)
     judged = {**decision.judgements, **deep.judgements}
     return DreamResult(
         processed=len(batch),

@@ -163,3 +163,16 @@ def test_a_query_does_not_queue_behind_another_writer_to_save_rows(repo: Path) -
     assert core.ledger.states(blocks, {}, db) == expected
     assert db.conn.execute("SELECT count(*) FROM ledger_state").fetchone()[0] == 3
     arun(system.close())
+
+
+def test_dream_on_a_fresh_index_folds_the_notes_it_wrote(repo: Path) -> None:
+    system, ids = _memory(repo)  # no query has run: dream keyed the rows
+    core = system._core
+    db = core.db()
+    tip = core.store.ledger.tip()
+    assert tip is not None and ledgerstate.stored_tip(db) == tip
+    rows = ledgerstate.read(db, tip, [anchor_for_block(b) for b in ids])
+    assert rows is not None and set(rows) == {anchor_for_block(b) for b in ids}
+    states = core.ledger.states(list(queries.get_blocks(db, ids).values()), {}, db)
+    assert states == _folded_now(system, ids, declared=False)
+    arun(system.close())
