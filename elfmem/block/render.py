@@ -35,7 +35,25 @@ def render_file(blocks: Sequence[Block]) -> str:
                 "Keep one block per id: drop or re-id the duplicate before writing.",
             )
         seen.add(block.id)
-    return "\n".join(render_block(block) for block in blocks)
+    return "\n".join(_render_kept(block) for block in blocks)
+
+
+_RENDERED: dict[int, tuple[Block, str]] = {}
+_RENDERED_KEPT = 8192
+
+
+def _render_kept(block: Block) -> str:
+    """``render_block``, kept per block object: appending to a bucket re-renders the hundreds of
+    blocks already in it, which are the same (frozen) objects as last time. Rendering 250 took
+    1.2 ms here. The entry holds the block, so its ``id`` cannot be reused while it is kept."""
+    hit = _RENDERED.get(id(block))
+    if hit is not None and hit[0] is block:
+        return hit[1]
+    text = render_block(block)
+    if len(_RENDERED) >= _RENDERED_KEPT:
+        _RENDERED.clear()
+    _RENDERED[id(block)] = (block, text)
+    return text
 
 
 def render_block(block: Block) -> str:

@@ -55,6 +55,8 @@ class MemoryView:
         self._folders: dict[str, set[bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
+        self.disk_oids: dict[str, str | None] = {}
+        """Blob oid of each loaded file's working-tree copy (None: no file), seen while loading."""
         """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
 
     def paths(self) -> list[str]:
@@ -136,8 +138,10 @@ class MemoryView:
                 on_disk = disk.read_bytes()
             except FileNotFoundError:
                 on_disk = None
+            self.disk_oids[relpath] = oid if on_disk == data and on_disk is not None else None
             if on_disk is not None and on_disk != data:
                 oid = str(pygit2.hash(on_disk))
+                self.disk_oids[relpath] = oid
                 parsed(oid, on_disk, f"{MEMORY_DIR}/{relpath}")
                 self.carried.add(relpath)
                 return on_disk, oid

@@ -11,7 +11,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -146,7 +146,8 @@ class MemoryWriter:
         now = int(time.time())
         carried = sorted(view.carried & set(plan.files))
         disk = {f"{MEMORY_DIR}/{p}": d for p, d in blobs.items()} | plan.raw
-        self._journal(tip, disk)
+        seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
+        self._journal(tip, disk, seen)
         try:
             commit_id = self.repo.create_commit(
                 ref,
@@ -172,11 +173,19 @@ class MemoryWriter:
             parsed,
         )
 
-    def _journal(self, tip: pygit2.Commit | None, disk: dict[str, bytes | None]) -> None:
-        """Name the paths about to change, with what the disk holds now and what it will hold."""
+    def _journal(
+        self,
+        tip: pygit2.Commit | None,
+        disk: dict[str, bytes | None],
+        seen: Mapping[str, str | None],
+    ) -> None:
+        """Name the paths about to change, with what the disk holds now and what it will hold.
+
+        ``seen``: disk oids the view found while planning, so those files are not read again.
+        """
         entries = {
             path: {
-                "before": self._disk_oid(path),
+                "before": seen[path] if path in seen else self._disk_oid(path),
                 "after": str(pygit2.hash(data)) if data is not None else None,
             }
             for path, data in disk.items()
