@@ -81,6 +81,11 @@ def tree_records(tree: pygit2.Tree | None) -> dict[bytes, bytes]:
     return _records_by_oid(tree.id.raw, tree.read_raw)
 
 
+def tree_records_at(repo: pygit2.Repository, oid: pygit2.Oid) -> dict[bytes, bytes]:
+    """``tree_records`` by oid: a tree parsed recently is not even loaded."""
+    return _records_by_oid(oid.raw, lambda: bytes(repo[oid].read_raw()))
+
+
 def _records_by_oid(oid: bytes, read: Callable[[], bytes]) -> dict[bytes, bytes]:
     with _records_lock:
         cached = _records.get(oid)

@@ -11,11 +11,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pygit2
+from pygit2.enums import FileMode
 
 from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
-from elfmem.store.objects import tree_records
+from elfmem.store.objects import tree_records_at
 from elfmem.store.repo import memory_tree
 from elfmem.store.tree import blob_at, blob_paths
 
@@ -53,6 +54,7 @@ class MemoryView:
         self._reserved: dict[str, int] = {}
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
         self._folders: dict[str, set[bytes]] = {}
+        self._records: dict[str, dict[bytes, bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
         self.disk_oids: dict[str, str | None] = {}
@@ -67,25 +69,41 @@ class MemoryView:
             )
         return self._paths
 
+    def _folder_records(self, folder: str) -> dict[bytes, bytes]:
+        """One folder's raw tree records (``objects.tree_records``), read once per view."""
+        records = self._records.get(folder)
+        if records is None:
+            records = {}
+            try:
+                entry = self.tree[folder] if self.tree is not None else None
+            except KeyError:
+                entry = None
+            if entry is not None and entry.filemode == FileMode.TREE:
+                records = tree_records_at(self.repo, entry.id)
+            self._records[folder] = records
+        return records
+
     def _folder(self, key: BucketKey) -> set[bytes]:
         """The file names (raw bytes) in the tree beside ``key``'s bucket: one folder, not the
         whole memory. Left undecoded: at 100k blocks a folder holds ~400 names."""
         folder = key.relpath.rsplit("/", 1)[0]
         names = self._folders.get(folder)
         if names is None:
-            names = set()
-            try:
-                sub = self.repo.get(self.tree[folder].id) if self.tree is not None else None
-            except KeyError:
-                sub = None
-            if isinstance(sub, pygit2.Tree):
-                names = {
-                    name
-                    for name, record in tree_records(sub).items()
-                    if not record.startswith(b"40000 ")
-                }
+            records = self._folder_records(folder)
+            names = {name for name, record in records.items() if not record.startswith(b"40000 ")}
             self._folders[folder] = names
         return names
+
+    def _blob_oid(self, relpath: str) -> pygit2.Oid | None:
+        """The committed blob at ``relpath``, from its folder's records (no object loaded)."""
+        folder, slash, name = relpath.rpartition("/")
+        if not slash:
+            blob = blob_at(self.repo, self.tree, relpath)
+            return blob.id if blob is not None else None
+        record = self._folder_records(folder).get(name.encode("utf-8", "surrogateescape"))
+        if record is None or record.startswith((b"40000 ", b"160000 ")):
+            return None
+        return pygit2.Oid(raw=record[-20:])
 
     def _last_bucket(self, key: BucketKey) -> int:
         """The highest bucket number of ``key``'s month in the tree or reserved by this view."""
@@ -129,23 +147,29 @@ class MemoryView:
         return self._files[relpath]
 
     def _load(self, relpath: str) -> tuple[bytes, str]:
-        blob = blob_at(self.repo, self.tree, relpath)
-        data = blob.data if blob is not None else b""
-        oid = str(blob.id) if blob is not None else ""
+        """The file's bytes and oid: the working-tree copy when it differs (a hand edit, carried),
+        else the committed blob, taken from disk when the disk holds exactly it."""
+        blob_oid = self._blob_oid(relpath)
+        oid = str(blob_oid) if blob_oid is not None else ""
         if self.workdir is not None:
-            disk = self.workdir / MEMORY_DIR / relpath
             try:
-                on_disk = disk.read_bytes()
+                on_disk: bytes | None = (self.workdir / MEMORY_DIR / relpath).read_bytes()
             except FileNotFoundError:
                 on_disk = None
-            self.disk_oids[relpath] = oid if on_disk == data and on_disk is not None else None
-            if on_disk is not None and on_disk != data:
-                oid = str(pygit2.hash(on_disk))
-                self.disk_oids[relpath] = oid
-                parsed(oid, on_disk, f"{MEMORY_DIR}/{relpath}")
+            if on_disk is None:
+                self.disk_oids[relpath] = None
+            elif blob_oid is None and not on_disk:
+                self.disk_oids[relpath] = oid  # an empty file where none is committed: nothing
+            else:
+                disk_oid = str(pygit2.hash(on_disk))
+                self.disk_oids[relpath] = disk_oid
+                if disk_oid == oid:
+                    return on_disk, oid
+                parsed(disk_oid, on_disk, f"{MEMORY_DIR}/{relpath}")
                 self.carried.add(relpath)
-                return on_disk, oid
-        return data, oid
+                return on_disk, disk_oid
+        blob = self.repo.get(blob_oid) if blob_oid is not None else None
+        return (blob.data if isinstance(blob, pygit2.Blob) else b""), oid
 
     def find(self, block_id: str, hint: str | None = None) -> tuple[str, Block] | None:
         """Where a block lives; ``hint`` (from the index) is tried first, then every file."""
