@@ -117,17 +117,10 @@ def diff_updates(
     chosen = _choose(incoming, owners, diff)
     for block_id, (path, ordinal, block, status) in chosen.items():
         previous = old.get(block_id)
-        if (
-            made_from.get(block_id) is block
-            and previous is not None
-            and previous[1:3]
-            == (
-                path,
-                ordinal,
-            )
-        ):
-            _record_after(diff, path, previous, block)  # the very object its row came from
-            continue
+        if previous is not None and made_from.get(block_id) is block:
+            if previous[1] == path and previous[_ORDINAL] == ordinal:
+                _record_after(diff, path, previous, block)  # the very object its row came from
+                continue
         values = block_values(block, path, ordinal, status)
         if not full:
             _record_after(diff, path, values, block)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from elfmem.errors import ElfmemError
+from elfmem.index.blockdiff import KnownFile
 from elfmem.index.schema import ForeignDatabase, NewerSchema, migrate
 
 try:
@@ -47,11 +48,10 @@ class IndexDB:
         self.healed = healed
         self._lock = threading.RLock()
         self._side: sqlite3.Connection | None = None
-        self.known_rows: OrderedDict[str, tuple[tuple[str, str], object]] = OrderedDict()
-        """Per memory file: the ``blocks`` rows this process last wrote for it (a
-        ``blockdiff.KnownFile``), labelled with the (index uuid, generation) they were written
-        at. Every change to ``blocks`` moves the generation, so a label that still matches
-        means the rows are still exactly these."""
+        self.known_rows: OrderedDict[str, tuple[tuple[str, str], KnownFile]] = OrderedDict()
+        """Per memory file: the ``blocks`` rows this process last wrote for it, labelled with the
+        (index uuid, generation) they were written at. Every change to ``blocks`` moves the
+        generation, so a label that still matches means the rows are still exactly these."""
 
     def side_reader(self) -> sqlite3.Connection | None:
         """A second, read-only connection, for a query that runs in a thread beside others on

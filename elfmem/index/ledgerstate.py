@@ -43,7 +43,11 @@ class StoredState:
 
 def stored_tip(db: IndexDB) -> str | None:
     """The notes commit the rows belong to; None if the rows were never keyed to one."""
-    row = db.conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+    return _tip(db.conn)
+
+
+def _tip(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -51,8 +55,7 @@ def read(db: IndexDB, tip: str, anchors: Iterable[str]) -> dict[str, StoredState
     """Rows for ``anchors`` if the rows belong to ``tip``; None when they belong to another."""
     wanted = list(anchors)
     with db.reading() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
-        if row is None or row[0] != tip:
+        if _tip(conn) != tip:
             return None
         out: dict[str, StoredState] = {}
         for start in range(0, len(wanted), _CHUNK):
@@ -102,8 +105,7 @@ def _write_at(
 ) -> bool:
     try:
         with db.write(wait_s=WAIT_S) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
-            if (None if row is None else row[0]) != expected:
+            if _tip(conn) != expected:
                 return False
             body(conn)
     except sqlite3.OperationalError:  # locked by a long writer, or a read-only file

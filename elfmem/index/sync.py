@@ -273,7 +273,6 @@ def _known_rows(
     for update in updates:
         entry = db.known_rows.get(update.path)
         if update.blocks is not None and entry is not None and entry[0] == label:
-            assert isinstance(entry[1], KnownFile)
             out[update.path] = entry[1]
     return out
 

@@ -56,8 +56,8 @@ class LedgerView:
         self._spool: dict[str, list[str]] = {}
         self._spool_offset = 0
         self._folded: dict[str, Folded] = {}
-        self._degrees: dict[str, float] = {}
-        """Learned-edge degree per folded block, evicted with its fold."""
+        self._numbers: dict[str, StoredState] = {}
+        """Retrieval numbers per folded block, evicted with its fold."""
         self._folded_by_anchor: dict[str, str] = {}
         self._clock: list[tuple[float, float]] | None = None
         self.open_session: tuple[str, float] | None = None
@@ -96,7 +96,7 @@ class LedgerView:
             block_id = self._folded_by_anchor.pop(anchor, None)
             if block_id is not None:
                 self._folded.pop(block_id, None)
-                self._degrees.pop(block_id, None)
+                self._numbers.pop(block_id, None)
 
     def lines(self, anchor: str) -> list[str]:
         self._refresh()
@@ -136,11 +136,6 @@ class LedgerView:
         """Active (session) hours on the memory's clock at wall time ``at`` (default now)."""
         when = time.time() if at is None else at
         return float(active_hours_at(self.intervals(), [when])[0])
-
-    def learned_edges(self, folded: Folded) -> dict[tuple[str, str], float]:
-        """Ledger edges plus co-retrieval pairs that have graduated, capped at the strongest few."""
-        strongest = sorted(all_learned_edges(folded).items(), key=lambda kv: (-kv[1], kv[0]))
-        return dict(strongest[:DEGREE_CAP])
 
     def states(
         self, rows: Sequence[BlockRow], declared: Mapping[str, int], db: IndexDB | None = None
@@ -183,7 +178,7 @@ class LedgerView:
             rows = self._stored_rows(db, tip or "", [a for a in anchors if a not in self._spool])
         found = {b: rows[a] for a, b in anchors.items() if rows is not None and a in rows}
         missing = [b for b in anchors.values() if b not in found]
-        folded = {b: self.retrieval_numbers(b, f) for b, f in self.folded_many(missing).items()}
+        folded = {b: self._numbers_of(b, f) for b, f in self.folded_many(missing).items()}
         if rows is not None and db is not None:
             ledgerstate.keep(
                 db,
@@ -192,11 +187,11 @@ class LedgerView:
             )
         return {b: found.get(b) or folded[b] for b in block_ids}
 
-    def retrieval_numbers(self, block_id: str, folded: Folded) -> StoredState:
-        degree = self._degrees.get(block_id)
-        if degree is None:
-            degree = self._degrees[block_id] = centrality_degree(self.learned_edges(folded))
-        return _numbers(folded, degree)
+    def _numbers_of(self, block_id: str, folded: Folded) -> StoredState:
+        numbers = self._numbers.get(block_id)
+        if numbers is None:
+            numbers = self._numbers[block_id] = retrieval_numbers(folded)
+        return numbers
 
     def _stored_rows(
         self, db: IndexDB, tip: str, anchors: list[str]
@@ -243,10 +238,7 @@ class LedgerView:
         targets = (touched or set()) if changed is None else changed
         targets.discard(clock_anchor())
         notes = self.store.ledger.read_many(targets, tip) if tip and targets else {}
-        refolded: dict[str, StoredState] = {}
-        for anchor in targets:
-            f = fold((notes.get(anchor) or "").splitlines())
-            refolded[anchor] = _numbers(f, centrality_degree(self.learned_edges(f)))
+        refolded = {a: retrieval_numbers(fold((notes.get(a) or "").splitlines())) for a in targets}
         ledgerstate.advance(db, before, tip, refolded, clear=changed is None)
 
 
@@ -270,14 +262,21 @@ def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
     return edges
 
 
-def _numbers(folded: Folded, degree: float) -> StoredState:
+def learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
+    """Ledger edges plus co-retrieval pairs that have graduated, capped at the strongest few."""
+    strongest = sorted(all_learned_edges(folded).items(), key=lambda kv: (-kv[1], kv[0]))
+    return dict(strongest[:DEGREE_CAP])
+
+
+def retrieval_numbers(folded: Folded) -> StoredState:
+    """What retrieval ranks by, from one block's fold (``ledgerstate`` keeps these)."""
     return StoredState(
         alpha=folded.alpha,
         beta=folded.beta,
         reinforcements=folded.reinforcements,
         last_use=folded.last_use,
         penalties=folded.penalties,
-        degree=degree,
+        degree=centrality_degree(learned_edges(folded)),
     )
 
 

@@ -19,7 +19,6 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
 from pathlib import Path
 
 import pygit2
@@ -184,8 +183,7 @@ class ObjectBatch:
             current = records.get(key)
             below: dict[bytes, bytes] = {}
             if current is not None and current.startswith(b"40000 "):
-                raw = current[-20:]
-                below = _records_by_oid(raw, partial(self._read_raw, raw))
+                below = tree_records_at(self.repo, pygit2.Oid(raw=current[-20:]))
             new = self._edit(below, sub)
             if new is None:
                 records.pop(key, None)
@@ -199,10 +197,6 @@ class ObjectBatch:
         oid = self.add(ObjectType.TREE, b"".join(records.values()))
         _keep_records(oid.raw, records)
         return oid
-
-    def _read_raw(self, raw_oid: bytes) -> bytes:
-        data: bytes = self.repo[pygit2.Oid(raw=raw_oid)].read_raw()
-        return data
 
     def store(self) -> None:
         """Put every gathered object in the repository: loose when few, else one pack."""

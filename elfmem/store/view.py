@@ -57,9 +57,9 @@ class MemoryView:
         self._records: dict[str, dict[bytes, bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
+        """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
         self.disk_oids: dict[str, str | None] = {}
         """Blob oid of each loaded file's working-tree copy (None: no file), seen while loading."""
-        """Each file's bytes and oid, read once: a view is one snapshot for one write attempt."""
 
     def paths(self) -> list[str]:
         """Bucket files in the tree, memory-relative, sorted."""
@@ -156,18 +156,15 @@ class MemoryView:
                 on_disk: bytes | None = (self.workdir / MEMORY_DIR / relpath).read_bytes()
             except FileNotFoundError:
                 on_disk = None
-            if on_disk is None:
-                self.disk_oids[relpath] = None
-            elif blob_oid is None and not on_disk:
-                self.disk_oids[relpath] = oid  # an empty file where none is committed: nothing
-            else:
-                disk_oid = str(pygit2.hash(on_disk))
-                self.disk_oids[relpath] = disk_oid
-                if disk_oid == oid:
-                    return on_disk, oid
-                parsed(disk_oid, on_disk, f"{MEMORY_DIR}/{relpath}")
+            disk_oid = str(pygit2.hash(on_disk)) if on_disk is not None else None
+            self.disk_oids[relpath] = disk_oid
+            if disk_oid == oid:
+                return on_disk or b"", oid
+            if on_disk is not None and (on_disk or blob_oid is not None):
+                # It differs from the commit (an empty file where none is committed does not).
+                parsed(str(disk_oid), on_disk, f"{MEMORY_DIR}/{relpath}")
                 self.carried.add(relpath)
-                return on_disk, disk_oid
+                return on_disk, str(disk_oid)
         blob = self.repo.get(blob_oid) if blob_oid is not None else None
         return (blob.data if isinstance(blob, pygit2.Blob) else b""), oid
 

@@ -10,6 +10,7 @@ import pytest
 
 from elfmem.api import MemorySystem
 from elfmem.errors import BlockNotFound, InvalidInput
+from elfmem.rhythms.adaptive import learned_edges
 from tests.conftest import arun
 
 
@@ -114,7 +115,7 @@ def test_reinforcement_and_hebbian_graduation_after_three_sessions(repo: Path) -
     folded = system._core.ledger.folded(good)
     assert folded.reinforcements == 6
     assert len(folded.cooccur_sessions[bad]) == 3
-    assert (bad, "co_retrieval") in system._core.ledger.learned_edges(folded)
+    assert (bad, "co_retrieval") in learned_edges(folded)
     ranked = arun(system.recall("connection pooling", top_k=2, reinforce=False)).ranked
     assert all(b.centrality > 0 for b in ranked)
     arun(system.close())

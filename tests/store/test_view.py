@@ -68,7 +68,9 @@ def test_a_file_only_on_disk_is_carried_unless_it_is_empty(tmp_path: Path) -> No
     repo, root = _repo(tmp_path)
     fresh = root / MEMORY_DIR / "log/knowledge/2026-12.md"
     fresh.write_bytes(b"")
-    assert _view(repo).carried == set()
+    empty = _view(repo)
+    assert empty.text("log/knowledge/2026-12.md") == "" and empty.carried == set()
+    assert empty.disk_oids["log/knowledge/2026-12.md"] == str(pygit2.hash(b""))  # for the journal
     fresh.write_bytes(EDITED)
     view = _view(repo)
     assert view.text("log/knowledge/2026-12.md") == EDITED.decode()
