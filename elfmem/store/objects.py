@@ -204,9 +204,37 @@ class ObjectBatch:
         self._objects.clear()
         if len(pending) >= PACK_THRESHOLD and write_pack(objects_dir(self.repo), pending):
             return
-        odb = self.repo.odb
+        odb = _loose_odb(objects_dir(self.repo))
         for _, kind, data in pending:
             odb.write(kind, data)  # an object already present is only freshened
+
+
+_LOOSE_ODBS_KEPT = 8
+_loose_odbs: OrderedDict[Path, pygit2.Odb] = OrderedDict()
+_loose_odbs_lock = threading.Lock()
+
+
+def _loose_odb(directory: Path) -> pygit2.Odb:
+    """An object database of the loose objects alone, for writing.
+
+    The repository's own odb looks for every new object among the packs before writing it, and
+    when it is not there (it never is: the object is new) rescans the pack folder. At 10k
+    blocks a memory has a hundred packs or more (every batch and every ledger flush is one),
+    and the six objects of a ``remember`` paid six rescans. Written here, an object is looked
+    for only among loose objects; one that some pack already holds gets a loose copy, which
+    git tolerates and ``git gc`` drops.
+    """
+    with _loose_odbs_lock:
+        odb = _loose_odbs.get(directory)
+        if odb is None:
+            odb = pygit2.Odb()
+            # compression 1 is git's core.looseCompression default; no fsync, as libgit2's default
+            odb.add_backend(pygit2.OdbBackendLoose(str(directory), 1, False), 1)
+            _loose_odbs[directory] = odb
+        _loose_odbs.move_to_end(directory)
+        while len(_loose_odbs) > _LOOSE_ODBS_KEPT:
+            _loose_odbs.popitem(last=False)
+        return odb
 
 
 def _entry_header(kind: ObjectType, size: int) -> bytes:

@@ -109,3 +109,43 @@ def test_a_small_batch_stays_loose(tmp_path: Path) -> None:
     batch.store()
     assert repo[oid].data == b"hello\n"
     assert not list((objects_dir(repo) / "pack").glob("pack-*"))
+
+
+def test_a_small_batch_writes_loose_even_when_a_pack_holds_the_object(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    packed = ObjectBatch(repo)
+    blobs = [packed.blob(f"packed {i}\n".encode()) for i in range(PACK_THRESHOLD)]
+    root = packed.edit(None, {(f"f{i}",): oid for i, oid in enumerate(blobs)})
+    assert root is not None
+    packed.store()
+    _commit(repo, root)
+    again = ObjectBatch(repo)
+    oid = again.blob(b"packed 7\n")  # already in the pack
+    new = again.blob(b"not packed\n")
+    again.store()
+    loose = objects_dir(repo) / str(oid)[:2] / str(oid)[2:]
+    assert loose.is_file()  # looked for among loose objects only, so written again
+    assert repo[new].data == b"not packed\n"
+    workdir = Path(repo.workdir)
+    assert git(workdir, "cat-file", "-p", str(oid)) == "packed 7\n"
+    assert git(workdir, "fsck", "--strict", "--no-dangling") == ""
+    git(workdir, "prune-packed")  # git's own clean-up drops the duplicate
+    assert not loose.exists()
+    assert repo[oid].data == b"packed 7\n"
+
+
+def test_a_linked_worktree_writes_into_the_shared_object_store(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    batch = ObjectBatch(repo)
+    root = batch.edit(None, {("a",): batch.blob(b"a\n")})
+    assert root is not None
+    batch.store()
+    _commit(repo, root)
+    workdir = Path(repo.workdir)
+    git(workdir, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    linked = pygit2.Repository(str(tmp_path / "side"))
+    batch = ObjectBatch(linked)
+    oid = batch.blob(b"from the linked worktree\n")
+    batch.store()
+    assert (objects_dir(repo) / str(oid)[:2] / str(oid)[2:]).is_file()
+    assert repo[oid].data == b"from the linked worktree\n"
