@@ -40,6 +40,7 @@ def apply_files(
     cache: EmbeddingCache | None = None,
     blob_oid: Callable[[bytes], str] = git_blob_oid,
     allow_model_change: bool = False,
+    only_from_parent: bool = False,
 ) -> SyncReport:
     """Index exactly ``files`` (memory-relative path → bytes, ``WrittenFile`` or None = deleted)
     and key the index to ``tree_oid``.
@@ -47,15 +48,20 @@ def apply_files(
     The key only moves when the index was keyed to ``parent_tree_oid`` (or no parent is given):
     otherwise the files are still applied and the next sync diffs in whatever else changed. An
     index keyed to nothing (new or just healed) is never keyed here: it needs a full sync.
+
+    ``only_from_parent`` applies nothing unless the index is keyed to ``parent_tree_oid``: for
+    files written a while ago, which may be older than what the index already holds.
     """
 
     def plan() -> Plan:
         meta = db.meta()
-        errors: list[BlockFormatError] = []
-        updates = [_update(path, data, blob_oid, errors) for path, data in sorted(files.items())]
         known = meta.get("memory_tree_oid")
         set_tree = known is not None and parent_tree_oid in (None, known)
         token = (meta.get("generation"), known)
+        if only_from_parent and not set_tree:
+            return Plan("none", token, None, False, [], False, 0, [], meta)
+        errors: list[BlockFormatError] = []
+        updates = [_update(path, data, blob_oid, errors) for path, data in sorted(files.items())]
         parsed = sum(isinstance(data, bytes) for data in files.values())
         return Plan("apply", token, tree_oid, set_tree, updates, False, parsed, errors, meta)
 

@@ -30,8 +30,6 @@ from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
 from elfmem.store import FileEdit, MemoryView, Plan
 
-LIVE = ("inbox", "active")
-
 
 @dataclass(frozen=True)
 class Capture:
@@ -105,14 +103,6 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
     return block
 
 
-def _live_duplicate(core: Core, block: Block) -> str | None:
-    for block_id in queries.find_by_hash(core.db(), content_hash(block.content)):
-        row = queries.get_blocks(core.db(), [block_id]).get(block_id)
-        if row is not None and row.status in LIVE:
-            return block_id
-    return None
-
-
 def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
     """Append to the inbox buckets; each file's text is joined once, so a batch stays linear."""
     plan = Plan(op=op, subject=subject, block_ids=[b.id for b in blocks])
@@ -132,8 +122,9 @@ def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: st
 
 def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberResult:
     block = make_block(core, item, allow_secret)
-    core.sync(overlay=False)
-    existing = _live_duplicate(core, block)
+    core.sync_committed()
+    digest = content_hash(block.content)
+    existing = core.live_duplicate(digest)
     if existing is not None:
         return RememberResult(block_id=existing, status="duplicate")
     plan_trailers = [("Elfmem-Allow-Secret", "yes")] if allow_secret else []
@@ -143,7 +134,9 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
         plan.trailers += plan_trailers
         return plan
 
-    result = core.store.write(build, core.after_write)
+    result = core.store.write(
+        build, lambda written, parent: core.after_remember(written, parent, {digest: block.id})
+    )
     assert result is not None
     core.spool(
         block.id,
@@ -175,7 +168,7 @@ def remember_many(
     report("check", 0, len(blocks))
     for done, block in enumerate(blocks, 1):
         h = content_hash(block.content)
-        existing = seen.get(h) or _live_duplicate(core, block)
+        existing = seen.get(h) or core.live_duplicate(h)
         report("check", done, len(blocks))
         if existing is not None:
             duplicates.append(existing)

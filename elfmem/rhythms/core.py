@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,33 @@ from elfmem.index import (
     VectorModel,
     WrittenFile,
     apply_files,
+    find_by_hash,
+    get_blocks,
     open_index,
     sync,
 )
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
+
+DEFERRED_WRITES = 32
+"""Remembers whose index update may wait; the next read, or the 32nd, applies them at once."""
+
+LIVE = ("inbox", "active")
+
+
+@dataclass(slots=True)
+class _Deferred:
+    """Remembers this process committed but has not indexed yet, merged file by file."""
+
+    parent: str | None
+    """The memory tree the first of them was built on."""
+    tree: str
+    """The memory tree the last of them made."""
+    files: dict[str, bytes | WrittenFile | None] = field(default_factory=dict)
+    hashes: dict[str, str] = field(default_factory=dict)
+    """Content hash → id of every block they added, for the duplicate check."""
+    count: int = 0
 
 
 class Core:
@@ -35,6 +57,7 @@ class Core:
         self.config = config
         self.embedder = embedder
         self._db: IndexDB | None = None
+        self._deferred: _Deferred | None = None
         self.last_sync: SyncReport | None = None
         self.ledger = LedgerView(store)
         self._started = int(time.time())
@@ -51,7 +74,13 @@ class Core:
         return self.store.state_dir / "index.db"
 
     def db(self) -> IndexDB:
-        """The index, opened (and healed if need be) on first use."""
+        """The index, opened (and healed if need be) on first use, with every write indexed."""
+        db = self._index()
+        if self._deferred is not None:
+            self._apply_deferred(db)
+        return db
+
+    def _index(self) -> IndexDB:
         if self._db is None:
             self._db = open_index(self.index_path)
         return self._db
@@ -67,6 +96,70 @@ class Core:
         model = self.embedder if vectors else None
         self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
         return self.last_sync
+
+    def sync_committed(self) -> None:
+        """Bring the index to the branch tip for capture: committed blocks, no hand edits.
+
+        Remembers this process deferred count as indexed while the tip is the one the last of
+        them made; when anything else moved the branch they are applied and the rest diffed in.
+        """
+        deferred = self._deferred
+        if deferred is not None and self.store.memory_tree_oid() == deferred.tree:
+            return
+        self.sync(overlay=False)
+
+    def live_duplicate(self, content_hash: str) -> str | None:
+        """The id of a live block with exactly this content, deferred remembers included."""
+        if self._deferred is not None and content_hash in self._deferred.hashes:
+            return self._deferred.hashes[content_hash]
+        db = self._index()
+        for block_id in find_by_hash(db, content_hash):
+            row = get_blocks(db, [block_id]).get(block_id)
+            if row is not None and row.status in LIVE:
+                return block_id
+        return None
+
+    def after_remember(
+        self, result: WriteResult, parent_tree: str | None, hashes: Mapping[str, str]
+    ) -> None:
+        """Index a remember later: at the next read, or once ``DEFERRED_WRITES`` have gathered.
+
+        The index is derived and heals from the tree diff, so nothing is lost if the process
+        dies first. Gathered, a run of remembers into one bucket costs one index transaction
+        that adds their blocks, instead of one transaction each.
+        """
+        deferred = self._deferred
+        if deferred is not None and deferred.tree != parent_tree:
+            self._apply_deferred(self._index())  # another writer committed in between
+            deferred = None
+        if deferred is None:
+            deferred = self._deferred = _Deferred(parent_tree, result.tree_oid)
+        deferred.files.update(result.blobs)
+        deferred.files.update(
+            {path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()}
+        )
+        deferred.hashes.update(hashes)
+        deferred.tree = result.tree_oid
+        deferred.count += 1
+        if deferred.count >= DEFERRED_WRITES:
+            self._apply_deferred(self._index())
+
+    def _apply_deferred(self, db: IndexDB) -> None:
+        deferred, self._deferred = self._deferred, None
+        if deferred is None:
+            return
+        report = apply_files(
+            db,
+            deferred.files,
+            None,
+            deferred.tree or None,
+            parent_tree_oid=deferred.parent,
+            only_from_parent=True,
+        )
+        if report.tree_oid != (deferred.tree or None):
+            # Another writer moved the index meanwhile, perhaps past newer versions of these
+            # files: they are not applied, and a diff from wherever it is keyed brings them in.
+            self.last_sync = sync(db, self.store.source(), None, overlay=False)
 
     def after_write(self, result: WriteResult, parent_tree: str | None) -> None:
         """Update the index with exactly the files a commit wrote (text now, vectors lazily).
@@ -107,6 +200,8 @@ class Core:
 
     def close(self) -> None:
         self.store.flush_spool()
+        if self._db is not None and self._deferred is not None:
+            self._apply_deferred(self._db)
         if self._db is not None:
             self._db.close()
             self._db = None
