@@ -55,6 +55,26 @@ def tree_bytes(entries: Iterable[TreeEntry]) -> bytes:
     )
 
 
+def commit_bytes(
+    tree: pygit2.Oid,
+    parents: Iterable[pygit2.Oid],
+    author: pygit2.Signature,
+    committer: pygit2.Signature,
+    message: str,
+) -> bytes:
+    """A commit's content exactly as libgit2's ``create_commit`` writes it (UTF-8, no encoding
+    header), so the writer can store it with the other objects and libgit2 finds it there."""
+    lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+    lines += [f"author {_signature(author)}", f"committer {_signature(committer)}"]
+    return ("\n".join(lines) + "\n\n" + message).encode("utf-8")
+
+
+def _signature(sig: pygit2.Signature) -> str:
+    sign = "-" if sig.offset < 0 else "+"
+    minutes = abs(sig.offset)
+    return f"{sig.name} <{sig.email}> {sig.time} {sign}{minutes // 60:02d}{minutes % 60:02d}"
+
+
 def _encode(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape")
 

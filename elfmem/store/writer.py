@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Literal
 
 import pygit2
+from pygit2.enums import ObjectType
 
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.errors import ConflictError
 from elfmem.store import repo as repo_mod
-from elfmem.store.objects import ObjectBatch
+from elfmem.store.objects import ObjectBatch, commit_bytes
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, remember_parsed
 
@@ -141,21 +142,25 @@ class MemoryWriter:
         tree_oid = batch.edit(base_tree, changes) or batch.tree([])
         if base_tree is not None and tree_oid == base_tree.id:
             return None
-        batch.store()
         author, committer = repo_mod.identities(self.repo, self.agent)
         now = int(time.time())
+        author_sig = pygit2.Signature(author.name, author.email, now, 0)
+        committer_sig = pygit2.Signature(committer.name, committer.email, now, 0)
         carried = sorted(view.carried & set(plan.files))
+        message = _message(plan, self.agent, carried)
+        parents = [tip.id] if tip is not None else []
+        # Stored with the rest, the commit is found among the loose objects when create_commit
+        # writes it, so libgit2 does not rescan the pack folder looking for it.
+        batch.add(
+            ObjectType.COMMIT, commit_bytes(tree_oid, parents, author_sig, committer_sig, message)
+        )
+        batch.store()
         disk = {f"{MEMORY_DIR}/{p}": d for p, d in blobs.items()} | plan.raw
         seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
         self._journal(tip, disk, seen)
         try:
             commit_id = self.repo.create_commit(
-                ref,
-                pygit2.Signature(author.name, author.email, now, 0),
-                pygit2.Signature(committer.name, committer.email, now, 0),
-                _message(plan, self.agent, carried),
-                tree_oid,
-                [tip.id] if tip is not None else [],
+                ref, author_sig, committer_sig, message, tree_oid, parents
             )
         except (pygit2.GitError, OSError):
             self.journal.unlink(missing_ok=True)

@@ -88,6 +88,8 @@ def test_scripted_scenario_commits_trailers_hand_edit_and_undo(repo: Path) -> No
     arun(system.close())
 
     assert git(repo, "fsck", "--strict", "--no-dangling") == ""
+    # The writer stores each commit object itself before create_commit: the two must agree.
+    assert "dangling commit" not in git(repo, "fsck", "--dangling")
     assert git(repo, "status", "--porcelain") == status_before
 
 

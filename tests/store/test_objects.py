@@ -5,9 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import FileMode
+import pytest
+from pygit2.enums import FileMode, ObjectType
 
-from elfmem.store.objects import PACK_THRESHOLD, ObjectBatch, objects_dir
+from elfmem.store.objects import (
+    PACK_THRESHOLD,
+    ObjectBatch,
+    commit_bytes,
+    object_id,
+    objects_dir,
+)
 from tests.conftest import git
 
 
@@ -149,3 +156,29 @@ def test_a_linked_worktree_writes_into_the_shared_object_store(tmp_path: Path) -
     batch.store()
     assert (objects_dir(repo) / str(oid)[:2] / str(oid)[2:]).is_file()
     assert repo[oid].data == b"from the linked worktree\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "email", "offset", "message", "parents"),
+    [
+        ("Ada", "ada@example.com", 0, "remember: x\n\nElfmem-Op: remember\n", 1),
+        ("Zoë Ångström", "zoe@example.org", 330, "edit: ünïcode ✓\n", 1),
+        ("  Pat  ", " pat@example.com ", -420, "no newline at the end", 0),
+        ("Lee", "lee@example.com", -30, "merge\n\nbody line\n", 2),
+    ],
+)
+def test_commit_bytes_are_what_libgit2_writes(
+    tmp_path: Path, name: str, email: str, offset: int, message: str, parents: int
+) -> None:
+    repo = _repo(tmp_path)
+    batch = ObjectBatch(repo)
+    tree = batch.edit(None, {("a",): batch.blob(b"a\n")})
+    assert tree is not None
+    batch.store()
+    sig = pygit2.Signature("Base", "base@example.com", 1_700_000_000, 0)
+    tips = [repo.create_commit(None, sig, sig, f"base {i}", tree, []) for i in range(parents)]
+    author = pygit2.Signature(name, email, 1_800_000_000, offset)
+    committer = pygit2.Signature("Git Person", "git@example.com", 1_800_000_123, 60)
+    expected = object_id(ObjectType.COMMIT, commit_bytes(tree, tips, author, committer, message))
+    made = repo.create_commit(None, author, committer, message, tree, tips)
+    assert made.raw == expected
