@@ -157,7 +157,10 @@ class MemoryWriter:
         batch.store()
         disk = {f"{MEMORY_DIR}/{p}": d for p, d in blobs.items()} | plan.raw
         seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
-        self._journal(tip, disk, seen)
+        made = {
+            "/".join(path): str(oid) if oid is not None else None for path, oid in changes.items()
+        }
+        self._journal(tip, disk, seen, made)
         try:
             commit_id = self.repo.create_commit(
                 ref, author_sig, committer_sig, message, tree_oid, parents
@@ -183,15 +186,17 @@ class MemoryWriter:
         tip: pygit2.Commit | None,
         disk: dict[str, bytes | None],
         seen: Mapping[str, str | None],
+        made: Mapping[str, str | None],
     ) -> None:
         """Name the paths about to change, with what the disk holds now and what it will hold.
 
-        ``seen``: disk oids the view found while planning, so those files are not read again.
+        ``seen``: disk oids the view found while planning, so those files are not read again;
+        ``made``: the blob oid each path gets in the commit, so none is hashed again.
         """
         entries = {
             path: {
                 "before": seen[path] if path in seen else self._disk_oid(path),
-                "after": str(pygit2.hash(data)) if data is not None else None,
+                "after": made[path] if path in made else _blob_oid(data),
             }
             for path, data in disk.items()
         }
@@ -260,6 +265,10 @@ class MemoryWriter:
             _atomic_write(path, data)
             index.add(rel)
         return _write_index(index)
+
+
+def _blob_oid(data: bytes | None) -> str | None:
+    return str(pygit2.hash(data)) if data is not None else None
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
