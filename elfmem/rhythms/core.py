@@ -200,8 +200,8 @@ class Core:
 
     def close(self) -> None:
         self.store.flush_spool()
-        if self._db is not None and self._deferred is not None:
-            self._apply_deferred(self._db)
+        if self._deferred is not None:
+            self._apply_deferred(self._index())
         if self._db is not None:
             self._db.close()
             self._db = None
