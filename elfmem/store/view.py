@@ -8,6 +8,7 @@ that touches the file carries the edit into its commit instead of overwriting it
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 
 import pygit2
@@ -41,6 +42,50 @@ def remember_parsed(oid: str, blocks: tuple[Block, ...]) -> None:
         _PARSED.popitem(last=False)
 
 
+_LAST_BUCKETS: OrderedDict[tuple[str, str, bytes], tuple[frozenset[bytes], int]] = OrderedDict()
+_LAST_BUCKETS_KEPT = 64
+
+
+def _is_file(record: bytes | None) -> bool:
+    return record is not None and not record.startswith((b"40000 ", b"160000 "))
+
+
+def _highest_bucket(records: dict[bytes, bytes], names: Iterable[bytes], prefix: bytes) -> int:
+    start = len(prefix)
+    stems = [
+        name[start:-3]
+        for name in names
+        if name.startswith(prefix) and name.endswith(b".md") and _is_file(records[name])
+    ]
+    return max([1, *(int(stem) for stem in stems if stem.isdigit())])
+
+
+def last_bucket(repo_key: str, folder: str, records: dict[bytes, bytes], prefix: bytes) -> int:
+    """The highest ``<prefix><n>.md`` bucket number among a folder's file records.
+
+    At 100k blocks a folder holds ~400 names and each write made a new version of it, so the
+    answer is kept per folder with the names it was computed from: the next version usually
+    only adds names, and only those are looked at. A name gone means a full look.
+    """
+    key = (repo_key, folder, prefix)
+    kept = _LAST_BUCKETS.get(key)
+    names = frozenset(records)
+    if kept is not None:
+        before, highest = kept
+        added = names - before
+        if len(names) - len(added) == len(before):  # nothing was removed
+            highest = max(highest, _highest_bucket(records, added, prefix))
+        else:
+            highest = _highest_bucket(records, names, prefix)
+    else:
+        highest = _highest_bucket(records, names, prefix)
+    _LAST_BUCKETS[key] = (names, highest)
+    _LAST_BUCKETS.move_to_end(key)
+    while len(_LAST_BUCKETS) > _LAST_BUCKETS_KEPT:
+        _LAST_BUCKETS.popitem(last=False)
+    return highest
+
+
 class MemoryView:
     """The memory files of ``commit`` (None: an unborn branch), hand edits overlaid."""
 
@@ -53,7 +98,6 @@ class MemoryView:
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
-        self._folders: dict[str, set[bytes]] = {}
         self._records: dict[str, dict[bytes, bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
@@ -83,17 +127,6 @@ class MemoryView:
             self._records[folder] = records
         return records
 
-    def _folder(self, key: BucketKey) -> set[bytes]:
-        """The file names (raw bytes) in the tree beside ``key``'s bucket: one folder, not the
-        whole memory. Left undecoded: at 100k blocks a folder holds ~400 names."""
-        folder = key.relpath.rsplit("/", 1)[0]
-        names = self._folders.get(folder)
-        if names is None:
-            records = self._folder_records(folder)
-            names = {name for name, record in records.items() if not record.startswith(b"40000 ")}
-            self._folders[folder] = names
-        return names
-
     def _blob_oid(self, relpath: str) -> pygit2.Oid | None:
         """The committed blob at ``relpath``, from its folder's records (no object loaded)."""
         folder, slash, name = relpath.rpartition("/")
@@ -111,13 +144,7 @@ class MemoryView:
         cached = self._last_in_tree.get((head, key.month))
         if cached is None:
             prefix = f"{key.month}-".encode()
-            start = len(prefix)
-            stems = [
-                name[start:-3]
-                for name in self._folder(key)
-                if name.startswith(prefix) and name.endswith(b".md")
-            ]
-            cached = max([1, *(int(stem) for stem in stems if stem.isdigit())])
+            cached = last_bucket(self.repo.path, head, self._folder_records(head), prefix)
             self._last_in_tree[(head, key.month)] = cached
         found = [cached]
         for relpath in self._reserved:
@@ -185,8 +212,10 @@ class MemoryView:
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
-        file_name = key.relpath.rsplit("/", 1)[1].encode("utf-8", "surrogateescape")
-        in_tree = file_name in self._folder(key)
+        folder, _, name = key.relpath.rpartition("/")
+        in_tree = _is_file(
+            self._folder_records(folder).get(name.encode("utf-8", "surrogateescape"))
+        )
         held = len(self.read(key.relpath)) if in_tree else 0
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()

@@ -9,7 +9,7 @@ import pygit2
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
-from elfmem.store.view import MemoryView
+from elfmem.store.view import MemoryView, last_bucket
 from tests.conftest import git
 
 BUCKET = "log/knowledge/2026-11.md"
@@ -75,3 +75,23 @@ def test_a_file_only_on_disk_is_carried_unless_it_is_empty(tmp_path: Path) -> No
     view = _view(repo)
     assert view.text("log/knowledge/2026-12.md") == EDITED.decode()
     assert view.carried == {"log/knowledge/2026-12.md"}
+
+
+def _records(*names: str, trees: tuple[str, ...] = ()) -> dict[bytes, bytes]:
+    oid = b"\x01" * 20
+    out = {name.encode(): b"100644 " + name.encode() + b"\0" + oid for name in names}
+    out.update({name.encode(): b"40000 " + name.encode() + b"\0" + oid for name in trees})
+    return out
+
+
+def test_the_last_bucket_follows_a_folder_as_names_come_and_go() -> None:
+    prefix = b"2026-11-"
+    folder = f"log/knowledge-{id(prefix)}"  # a key no other test uses
+    first = _records("2026-11-1.md", "2026-11-2.md", "2026-11-10.md", "2026-10-99.md")
+    assert last_bucket("repo", folder, first, prefix) == 10  # numeric, not by name order
+    grown = first | _records("2026-11-11.md", trees=("2026-11-50.md",))
+    assert last_bucket("repo", folder, grown, prefix) == 11  # a folder is not a bucket
+    shrunk = {k: v for k, v in grown.items() if k not in (b"2026-11-11.md", b"2026-11-10.md")}
+    assert last_bucket("repo", folder, shrunk, prefix) == 2  # a name gone: looked at afresh
+    assert last_bucket("other", folder, _records("2026-11-7.md"), prefix) == 7
+    assert last_bucket("repo", folder, {}, prefix) == 1
