@@ -28,6 +28,7 @@ from elfmem.index import (
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
+from elfmem.store.objects import finish_fanout
 
 DEFERRED_WRITES = 32
 """Remembers whose index update may wait; the next read, or the 32nd, applies them at once."""
@@ -205,3 +206,4 @@ class Core:
         if self._db is not None:
             self._db.close()
             self._db = None
+        finish_fanout()

@@ -12,6 +12,7 @@ from elfmem.store.objects import (
     PACK_THRESHOLD,
     ObjectBatch,
     commit_bytes,
+    finish_fanout,
     object_id,
     objects_dir,
 )
@@ -182,3 +183,17 @@ def test_commit_bytes_are_what_libgit2_writes(
     expected = object_id(ObjectType.COMMIT, commit_bytes(tree, tips, author, committer, message))
     made = repo.create_commit(None, author, committer, message, tree, tips)
     assert made.raw == expected
+
+
+def test_the_first_loose_write_makes_every_missing_object_folder(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    folders = {f"{i:02x}" for i in range(256)}
+    assert not folders & {p.name for p in objects_dir(repo).iterdir()}  # git init makes none
+    batch = ObjectBatch(repo)
+    oid = batch.blob(b"the first object\n")
+    batch.store()
+    finish_fanout()
+    assert folders <= {p.name for p in objects_dir(repo).iterdir()}
+    assert repo[oid].data == b"the first object\n"
+    assert git(Path(repo.workdir), "cat-file", "-p", str(oid)) == "the first object\n"
+    assert git(Path(repo.workdir), "fsck", "--strict", "--no-dangling") == ""
