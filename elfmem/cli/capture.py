@@ -95,7 +95,8 @@ def remember(
             allow_secret=allow_secret,
         ),
     )
-    emit(result, json_, result.block_id if not json_ and result.status == "created" else None)
+    # Standard output is the id either way, so `id=$(elfmem remember …)` works for a duplicate too.
+    emit(result, json_, result.block_id)
     if result.status == "duplicate" and not json_:
         click.echo(f"Duplicate of {result.block_id}; nothing written.", err=True)
 

@@ -64,6 +64,18 @@ def test_the_issue_walkthrough(repo: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
 
 
+def test_a_duplicate_remember_prints_the_existing_id_and_says_so_on_stderr(repo: Path) -> None:
+    assert run(repo, "init", "--name", "Ada")[0] == 0
+    code, first, _ = run(repo, "remember", "The build cache lives in /var/cache/ci")
+    assert code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    code, out, err = run(repo, "remember", "The build cache lives in /var/cache/ci")
+    assert code == 0
+    assert out == first  # only the id, as for a new block
+    assert err.strip() == f"Duplicate of {first.strip()}; nothing written."
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
 def test_dream_recall_and_index_commands(repo: Path, tmp_path: Path) -> None:
     assert run(repo, "init", "--seed")[0] == 0
     run(
