@@ -12,6 +12,7 @@ from elfmem.store import log
 from elfmem.store import repo as repo_mod
 from elfmem.store.log import CommitInfo
 from elfmem.store.notes import NotesLedger, anchor_for_block
+from elfmem.store.objects import prefer_loose_objects
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
@@ -34,6 +35,7 @@ class Store:
     """One memory repository: its branch writer, its notes ledger and its spool."""
 
     def __init__(self, repo: pygit2.Repository, agent: str) -> None:
+        prefer_loose_objects(repo)
         self.repo = repo
         self.agent = agent
         self.writer = MemoryWriter(repo, agent)

@@ -15,6 +15,7 @@ from elfmem.store.objects import (
     finish_fanout,
     object_id,
     objects_dir,
+    prefer_loose_objects,
 )
 from tests.conftest import git
 
@@ -197,3 +198,40 @@ def test_the_first_loose_write_makes_every_missing_object_folder(tmp_path: Path)
     assert repo[oid].data == b"the first object\n"
     assert git(Path(repo.workdir), "cat-file", "-p", str(oid)) == "the first object\n"
     assert git(Path(repo.workdir), "fsck", "--strict", "--no-dangling") == ""
+
+
+def test_a_loose_first_object_database_reads_loose_packed_and_alternate_objects(
+    tmp_path: Path,
+) -> None:
+    shared = _repo(tmp_path / "shared")
+    from_shared = shared.create_blob(b"only in the alternate\n")
+    repo = _repo(tmp_path / "main")
+    (objects_dir(repo) / "info" / "alternates").write_text(
+        f"# a comment\n{objects_dir(shared)}\n", encoding="utf-8"
+    )
+    packed = ObjectBatch(repo)
+    blobs = [packed.blob(f"packed {i}\n".encode()) for i in range(PACK_THRESHOLD)]
+    root = packed.edit(None, {(f"f{i}",): oid for i, oid in enumerate(blobs)})
+    assert root is not None
+    packed.store()
+    _commit(repo, root)
+    reopened = pygit2.Repository(repo.path)
+    prefer_loose_objects(reopened)
+    loose = ObjectBatch(reopened)
+    new = loose.blob(b"loose\n")
+    loose.store()
+    assert reopened[blobs[3]].data == b"packed 3\n"
+    assert reopened[from_shared].data == b"only in the alternate\n"
+    assert reopened[new].data == b"loose\n"
+    assert reopened.head.peel(pygit2.Commit).tree.id == root
+    commit = reopened.create_commit(
+        "refs/heads/main",
+        pygit2.Signature("P", "p@example.com", 1, 0),
+        pygit2.Signature("P", "p@example.com", 1, 0),
+        "second",
+        root,
+        [reopened.head.target],
+    )
+    assert (objects_dir(repo) / str(commit)[:2] / str(commit)[2:]).is_file()  # written loose
+    workdir = Path(repo.workdir)
+    assert git(workdir, "fsck", "--strict", "--no-dangling") == ""
