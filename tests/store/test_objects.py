@@ -29,6 +29,17 @@ def _commit(repo: pygit2.Repository, tree: pygit2.Oid) -> None:
     repo.create_commit("refs/heads/main", sig, sig, "test", tree, [])
 
 
+def _commit_one_pack(repo: pygit2.Repository) -> tuple[list[pygit2.Oid], pygit2.Oid]:
+    """Commit ``PACK_THRESHOLD`` small blobs written as one pack; their oids and the root tree."""
+    packed = ObjectBatch(repo)
+    blobs = [packed.blob(f"packed {i}\n".encode()) for i in range(PACK_THRESHOLD)]
+    root = packed.edit(None, {(f"f{i}",): oid for i, oid in enumerate(blobs)})
+    assert root is not None
+    packed.store()
+    _commit(repo, root)
+    return blobs, root
+
+
 def test_trees_match_what_git_itself_would_write(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     batch = ObjectBatch(repo)
@@ -122,12 +133,7 @@ def test_a_small_batch_stays_loose(tmp_path: Path) -> None:
 
 def test_a_small_batch_writes_loose_even_when_a_pack_holds_the_object(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    packed = ObjectBatch(repo)
-    blobs = [packed.blob(f"packed {i}\n".encode()) for i in range(PACK_THRESHOLD)]
-    root = packed.edit(None, {(f"f{i}",): oid for i, oid in enumerate(blobs)})
-    assert root is not None
-    packed.store()
-    _commit(repo, root)
+    _commit_one_pack(repo)
     again = ObjectBatch(repo)
     oid = again.blob(b"packed 7\n")  # already in the pack
     new = again.blob(b"not packed\n")
@@ -209,12 +215,7 @@ def test_a_loose_first_object_database_reads_loose_packed_and_alternate_objects(
     (objects_dir(repo) / "info" / "alternates").write_text(
         f"# a comment\n{objects_dir(shared)}\n", encoding="utf-8"
     )
-    packed = ObjectBatch(repo)
-    blobs = [packed.blob(f"packed {i}\n".encode()) for i in range(PACK_THRESHOLD)]
-    root = packed.edit(None, {(f"f{i}",): oid for i, oid in enumerate(blobs)})
-    assert root is not None
-    packed.store()
-    _commit(repo, root)
+    blobs, root = _commit_one_pack(repo)
     reopened = pygit2.Repository(repo.path)
     prefer_loose_objects(reopened)
     loose = ObjectBatch(reopened)
