@@ -127,16 +127,19 @@ class MemoryView:
             self._records[folder] = records
         return records
 
+    def _file_record(self, relpath: str) -> bytes | None:
+        """The tree record of the committed file at ``relpath`` (in a folder), or None."""
+        folder, _, name = relpath.rpartition("/")
+        record = self._folder_records(folder).get(name.encode("utf-8", "surrogateescape"))
+        return record if _is_file(record) else None
+
     def _blob_oid(self, relpath: str) -> pygit2.Oid | None:
         """The committed blob at ``relpath``, from its folder's records (no object loaded)."""
-        folder, slash, name = relpath.rpartition("/")
-        if not slash:
+        if "/" not in relpath:
             blob = blob_at(self.repo, self.tree, relpath)
             return blob.id if blob is not None else None
-        record = self._folder_records(folder).get(name.encode("utf-8", "surrogateescape"))
-        if record is None or record.startswith((b"40000 ", b"160000 ")):
-            return None
-        return pygit2.Oid(raw=record[-20:])
+        record = self._file_record(relpath)
+        return pygit2.Oid(raw=record[-20:]) if record is not None else None
 
     def _last_bucket(self, key: BucketKey) -> int:
         """The highest bucket number of ``key``'s month in the tree or reserved by this view."""
@@ -212,11 +215,7 @@ class MemoryView:
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
-        folder, _, name = key.relpath.rpartition("/")
-        in_tree = _is_file(
-            self._folder_records(folder).get(name.encode("utf-8", "surrogateescape"))
-        )
-        held = len(self.read(key.relpath)) if in_tree else 0
+        held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
         self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1
