@@ -28,7 +28,6 @@ from elfmem.index import (
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
-from elfmem.store.objects import finish_fanout
 
 DEFERRED_WRITES = 32
 """Remembers whose index update may wait; the next read, or the 32nd, applies them at once."""
@@ -48,6 +47,13 @@ class _Deferred:
     hashes: dict[str, str] = field(default_factory=dict)
     """Content hash → id of every block they added, for the duplicate check."""
     count: int = 0
+
+
+def _written_files(result: WriteResult) -> dict[str, bytes | WrittenFile | None]:
+    """The files a commit wrote, as the index takes them: parsed where the writer parsed them."""
+    files: dict[str, bytes | WrittenFile | None] = dict(result.blobs)
+    files.update({path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()})
+    return files
 
 
 class Core:
@@ -135,10 +141,7 @@ class Core:
             deferred = None
         if deferred is None:
             deferred = self._deferred = _Deferred(parent_tree, result.tree_oid)
-        deferred.files.update(result.blobs)
-        deferred.files.update(
-            {path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()}
-        )
+        deferred.files.update(_written_files(result))
         deferred.hashes.update(hashes)
         deferred.tree = result.tree_oid
         deferred.count += 1
@@ -168,11 +171,13 @@ class Core:
         Capture must stay milliseconds, so no model is loaded here; the next read that ranks
         (recall, dream) embeds whatever lacks a vector, from the cache when it can.
         """
-        files: dict[str, bytes | WrittenFile | None] = dict(result.blobs)
-        files.update(
-            {path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()}
+        apply_files(
+            self.db(),
+            _written_files(result),
+            None,
+            result.tree_oid or None,
+            parent_tree_oid=parent_tree,
         )
-        apply_files(self.db(), files, None, result.tree_oid or None, parent_tree_oid=parent_tree)
 
     @property
     def agent_id(self) -> str:
@@ -206,4 +211,4 @@ class Core:
         if self._db is not None:
             self._db.close()
             self._db = None
-        finish_fanout()
+        self.store.close()

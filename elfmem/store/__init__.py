@@ -12,7 +12,7 @@ from elfmem.store import log
 from elfmem.store import repo as repo_mod
 from elfmem.store.log import CommitInfo
 from elfmem.store.notes import NotesLedger, anchor_for_block
-from elfmem.store.objects import prefer_loose_objects
+from elfmem.store.objects import finish_fanout, objects_dir, prefer_loose_objects
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
@@ -53,6 +53,10 @@ class Store:
             return cls.open(path, agent), False
         except RepoStateError:
             return cls(repo_mod.init_repository(path), agent), True
+
+    def close(self) -> None:
+        """Wait for work this process left running in the background (the object folders)."""
+        finish_fanout(objects_dir(self.repo))
 
     @property
     def workdir(self) -> Path | None:

@@ -222,9 +222,9 @@ class ObjectBatch:
         """Put every gathered object in the repository: loose when few, else one pack."""
         pending = [(oid, kind, data) for oid, (kind, data) in self._objects.items()]
         self._objects.clear()
-        if len(pending) >= PACK_THRESHOLD and write_pack(objects_dir(self.repo), pending):
-            return
         directory = objects_dir(self.repo)
+        if len(pending) >= PACK_THRESHOLD and write_pack(directory, pending):
+            return
         prepare_fanout(directory)
         odb = _loose_odb(directory)
         for _, kind, data in pending:
@@ -254,11 +254,11 @@ def prepare_fanout(directory: Path) -> None:
     thread.start()
 
 
-def finish_fanout() -> None:
-    """Wait for the folder-making threads this process started (they take ~0.1 s at most)."""
+def finish_fanout(directory: Path) -> None:
+    """Wait for the folder-making thread of ``directory``, if one ran (it takes ~0.1 s)."""
     with _fanout_lock:
-        threads = list(_fanout_threads.values())
-    for thread in threads:
+        thread = _fanout_threads.get(directory)
+    if thread is not None:
         thread.join()
 
 

@@ -199,7 +199,7 @@ def test_the_first_loose_write_makes_every_missing_object_folder(tmp_path: Path)
     batch = ObjectBatch(repo)
     oid = batch.blob(b"the first object\n")
     batch.store()
-    finish_fanout()
+    finish_fanout(objects_dir(repo))
     assert folders <= {p.name for p in objects_dir(repo).iterdir()}
     assert repo[oid].data == b"the first object\n"
     assert git(Path(repo.workdir), "cat-file", "-p", str(oid)) == "the first object\n"
