@@ -100,21 +100,25 @@ async def fill_only(blocks: int, ordinary_files: int, root: Path) -> None:
 
 
 async def scenario(
-    label: str, blocks: int, samples: int, ordinary_files: int = 0, keep: Path | None = None
+    label: str,
+    blocks: int,
+    samples: int,
+    scratch: Path,
+    ordinary_files: int = 0,
+    keep: Path | None = None,
 ) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as tmp:
-        base = keep if keep is not None else Path(tmp)
-        root = base / f"blocks-{blocks}-files-{ordinary_files}"
-        if not (keep is not None and (root / ".elfmem").exists()):
-            await fill_in_child(root, blocks, ordinary_files)
-        system = await MemorySystem.from_config(root)
-        await time_remembers(system, 5, "warm")
-        await system.ls(limit=1)  # the warm-up's writes are indexed before the clock starts
-        t0 = time.perf_counter()
-        lat = await time_remembers(system, samples, label)
-        t1 = time.perf_counter()
-        await system.close()
-        t2 = time.perf_counter()
+    base = keep if keep is not None else Path(tempfile.mkdtemp(dir=scratch))
+    root = base / f"blocks-{blocks}-files-{ordinary_files}"
+    if not (keep is not None and (root / ".elfmem").exists()):
+        await fill_in_child(root, blocks, ordinary_files)
+    system = await MemorySystem.from_config(root)
+    await time_remembers(system, 5, "warm")
+    await system.ls(limit=1)  # the warm-up's writes are indexed before the clock starts
+    t0 = time.perf_counter()
+    lat = await time_remembers(system, samples, label)
+    t1 = time.perf_counter()
+    await system.close()
+    t2 = time.perf_counter()
     return {
         "scenario": label,
         "blocks": blocks,
@@ -125,25 +129,24 @@ async def scenario(
     }
 
 
-async def batch_scenario(n: int, runs: int = 5) -> dict[str, object]:
+async def batch_scenario(n: int, scratch: Path, runs: int = 5) -> dict[str, object]:
     """``runs`` fresh repositories, one batch each; p50 is the median run, p95 the slowest."""
     times = []
     for run in range(runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "repo"
-            make_repo(root, 0)
-            system, _ = await MemorySystem.init(root)
-            items = [
-                {
-                    "content": f"Batch fact {run}-{i}: queue q{i} drains in {i % 90} seconds",
-                    "cue": "sizing queues",
-                }
-                for i in range(n)
-            ]
-            t0 = time.perf_counter()
-            await system.remember_many(items)
-            times.append((time.perf_counter() - t0) * 1000)
-            await system.close()
+        root = Path(tempfile.mkdtemp(dir=scratch)) / "repo"
+        make_repo(root, 0)
+        system, _ = await MemorySystem.init(root)
+        items = [
+            {
+                "content": f"Batch fact {run}-{i}: queue q{i} drains in {i % 90} seconds",
+                "cue": "sizing queues",
+            }
+            for i in range(n)
+        ]
+        t0 = time.perf_counter()
+        await system.remember_many(items)
+        times.append((time.perf_counter() - t0) * 1000)
+        await system.close()
     label = f"batch of {n:,} (one commit; {runs} runs)"
     return {"scenario": label, "blocks": n, "p50": statistics.median(times), "p95": max(times)}
 
@@ -166,6 +169,30 @@ def git_reference(ordinary_files: int, samples: int = 20) -> dict[str, object]:
     return {"scenario": label, "blocks": 0, "p50": statistics.median(lat), "p95": pct(lat, 0.95)}
 
 
+def filesystem_of(path: Path) -> str:
+    """The filesystem ``path`` is on, and for ext4 whether it keeps a journal (Linux only)."""
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    best, fstype, device = "", "unknown", ""
+    target = str(path.resolve())
+    for line in mounts:
+        fields = line.split()
+        point, rest = fields[4], fields[fields.index("-") + 1 :]
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, fstype, device = point, rest[0], rest[1]
+    if fstype != "ext4":
+        return fstype
+    task = Path("/sys/fs/ext4") / Path(device).name / "journal_task"
+    try:
+        journal = task.read_text().strip() != "<none>"
+    except OSError:
+        return "ext4"
+    return "ext4 with a journal" if journal else "ext4 without a journal"
+
+
 def machine_noise(samples: int = 2000) -> tuple[float, float, float]:
     """p50/p99/max of creating and renaming one small file: the floor under every write here."""
     lat = []
@@ -177,6 +204,27 @@ def machine_noise(samples: int = 2000) -> tuple[float, float, float]:
             os.replace(path.with_suffix(".tmp"), path)
             lat.append((time.perf_counter() - t0) * 1000)
     return statistics.median(lat), pct(lat, 0.99), max(lat)
+
+
+async def timed_runs(args: argparse.Namespace, scratch: Path) -> list[dict[str, object]]:
+    """Each row's memory is deleted only after the last row, never between rows.
+
+    On a filesystem like the development VM's (ext4 without a journal), creating a file skips,
+    one by one, every inode freed in the last 5 seconds, or 5 minutes while their inode-table
+    block is dirty. Deleting the 10k memory just before filling the 100k one put the new
+    memory among ~100k such inodes and made each of its writes up to twice as slow
+    (docs/benchmarks.md, "Fresh and kept memories").
+    """
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        label = f"remember at {size:,} blocks"
+        rows.append(await scenario(label, size, args.samples, scratch, keep=args.keep))
+    rows.append(await batch_scenario(1000, scratch))
+    if args.big_repo:
+        label = f"remember at 1,000 blocks, repo with {args.big_repo:,} files"
+        rows.append(await scenario(label, 1000, args.samples, scratch, args.big_repo, args.keep))
+        rows.append(git_reference(args.big_repo))
+    return rows
 
 
 async def main() -> None:
@@ -191,22 +239,9 @@ async def main() -> None:
     if args.fill_only:
         await fill_only(int(args.fill_only[0]), int(args.fill_only[1]), Path(args.fill_only[2]))
         return
-    rows = []
-    for size in [int(s) for s in args.sizes.split(",") if s]:
-        label = f"remember at {size:,} blocks"
-        rows.append(await scenario(label, size, args.samples, keep=args.keep))
-    rows.append(await batch_scenario(1000))
-    if args.big_repo:
-        rows.append(
-            await scenario(
-                f"remember at 1,000 blocks, repo with {args.big_repo:,} files",
-                1000,
-                args.samples,
-                args.big_repo,
-                args.keep,
-            )
-        )
-        rows.append(git_reference(args.big_repo))
+    # Every fresh memory stays on disk until the last row is timed: see ``timed_runs``.
+    with tempfile.TemporaryDirectory(prefix="elfmem-write-bench-") as tmp:
+        rows = await timed_runs(args, Path(tmp))
     print(f"{'scenario':<52} {'p50 ms':>9} {'p95 ms':>9} {'all-in ms':>10} {'close ms':>9}")
     for r in rows:
         more = f"{r['all_in']:>10.2f} {r['close']:>9.1f}" if "all_in" in r else ""
@@ -215,6 +250,8 @@ async def main() -> None:
         f"(cpu: {os.cpu_count()} cores; p50/p95 over {args.samples} writes each, "
         "after 5 warm-up writes; all-in: the run plus close, per write)"
     )
+    where = args.keep if args.keep is not None else Path(tempfile.gettempdir())
+    print(f"(memories on: {filesystem_of(where)})")
     p50, p99, worst = machine_noise()
     print(
         f"(this machine: creating + renaming one small file takes p50 {p50:.2f} ms, "
