@@ -193,7 +193,7 @@ def filesystem_of(path: Path) -> str:
     return "ext4 with a journal" if journal else "ext4 without a journal"
 
 
-def machine_noise(samples: int = 2000) -> tuple[float, float, float]:
+def machine_noise(samples: int = 500) -> tuple[float, float, float]:
     """p50/p99/max of creating and renaming one small file: the floor under every write here."""
     lat = []
     with tempfile.TemporaryDirectory() as tmp:
