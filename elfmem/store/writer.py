@@ -166,10 +166,10 @@ class MemoryWriter:
                 ref, author_sig, committer_sig, message, tree_oid, parents
             )
         except (pygit2.GitError, OSError):
-            self._clear_journal()
+            self.journal.unlink(missing_ok=True)
             return False
         if self._sync_worktree(disk):
-            self._clear_journal()
+            self.journal.unlink(missing_ok=True)
         mem_tree = repo_mod.memory_tree(self.repo.get(commit_id))  # type: ignore[arg-type]
         return WriteResult(
             str(commit_id),
@@ -203,30 +203,14 @@ class MemoryWriter:
         payload = {"base": str(tip.id) if tip is not None else None, "paths": entries}
         self.journal.write_text(json.dumps(payload), encoding="utf-8")
 
-    def _clear_journal(self) -> None:
-        """Empty the journal rather than delete it: the next write reuses the file.
-
-        Deleting and creating it each write cost an inode apiece, and on ext4 without a journal
-        every new file skips the inodes freed in the last minutes, one by one
-        (docs/benchmarks.md, "Fresh and kept memories").
-        """
-        try:
-            os.truncate(self.journal, 0)
-        except FileNotFoundError:
-            pass
-
     def recover(self) -> None:
         """Finish a write a killed process acknowledged but did not bring to the working tree."""
         try:
-            text = self.journal.read_text(encoding="utf-8")
+            payload = json.loads(self.journal.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return
-        if not text:
-            return
-        try:
-            payload = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            self._clear_journal()
+            self.journal.unlink(missing_ok=True)
             return
         self._remove_temporaries(payload.get("paths", {}))
         tip = repo_mod.head_commit(self.repo)
@@ -240,7 +224,7 @@ class MemoryWriter:
                 if self._disk_oid(path) in (oids.get("before"), oids.get("after")):
                     redo[path] = blob.data if blob is not None else None
         if self._sync_worktree(redo):
-            self._clear_journal()
+            self.journal.unlink(missing_ok=True)
 
     def _remove_temporaries(self, paths: Iterable[str]) -> None:
         """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them."""
