@@ -1,4 +1,4 @@
-"""The write journal: a commit the working tree missed is finished by the next write."""
+"""The working tree and git's index after a write; the journal finishes an interrupted one."""
 
 from __future__ import annotations
 
@@ -56,3 +56,17 @@ def test_a_hand_edit_made_after_the_crash_is_not_overwritten(repo: Path) -> None
     arun(system.close())
     assert bucket.read_text() == edited
     assert not _journal(repo).exists()
+
+
+def test_git_sees_the_written_files_as_clean_without_refreshing_its_index(repo: Path) -> None:
+    """The index entry for each written file carries the file's stat data and committed oid:
+    ``git diff-files`` (which does not refresh) finds nothing, and the staged oid is HEAD's."""
+    system, _ = arun(MemorySystem.init(repo))
+    first = arun(system.remember("The pager rota changes on Mondays", cue="who is on call"))
+    arun(system.remember("Deploys freeze on Fridays", cue="when to deploy"))
+    arun(system.close())
+    rel = f".elfmem/memory/{first.path}"
+    assert git(repo, "diff-files", "--name-only") == ""
+    staged = git(repo, "ls-files", "-s", "--", rel).split()[1]
+    assert staged == git(repo, "rev-parse", f"HEAD:{rel}").strip()
+    assert git(repo, "status", "--porcelain") == ""
