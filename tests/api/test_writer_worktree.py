@@ -63,6 +63,7 @@ def test_git_sees_the_written_files_as_clean_without_refreshing_its_index(repo: 
     ``git diff-files`` (which does not refresh) finds nothing, and the staged oid is HEAD's."""
     system, _ = arun(MemorySystem.init(repo))
     first = arun(system.remember("The pager rota changes on Mondays", cue="who is on call"))
+    git(repo, "write-tree")  # git caches the index's trees; the next write must invalidate them
     arun(system.remember("Deploys freeze on Fridays", cue="when to deploy"))
     arun(system.close())
     rel = f".elfmem/memory/{first.path}"
@@ -70,3 +71,5 @@ def test_git_sees_the_written_files_as_clean_without_refreshing_its_index(repo: 
     staged = git(repo, "ls-files", "-s", "--", rel).split()[1]
     assert staged == git(repo, "rev-parse", f"HEAD:{rel}").strip()
     assert git(repo, "status", "--porcelain") == ""
+    # The user's next `git commit` records exactly the memory as committed.
+    assert git(repo, "write-tree").strip() == git(repo, "rev-parse", "HEAD^{tree}").strip()
