@@ -292,10 +292,12 @@ def _stage(index: pygit2.Index, rel: str, path: Path, oid: str | None) -> None:
         return
     st = os.stat(path)
     entry = _ffi.new("git_index_entry *")
-    entry.ctime.seconds = int(st.st_ctime) & 0xFFFFFFFF
-    entry.ctime.nanoseconds = st.st_ctime_ns % 1_000_000_000
-    entry.mtime.seconds = int(st.st_mtime) & 0xFFFFFFFF
-    entry.mtime.nanoseconds = st.st_mtime_ns % 1_000_000_000
+    try:  # the entry's seconds are 32-bit signed: a clock past 2038 falls back to the path
+        entry.ctime.seconds, entry.ctime.nanoseconds = divmod(st.st_ctime_ns, 1_000_000_000)
+        entry.mtime.seconds, entry.mtime.nanoseconds = divmod(st.st_mtime_ns, 1_000_000_000)
+    except OverflowError:
+        index.add(rel)
+        return
     entry.dev = st.st_dev & 0xFFFFFFFF
     entry.ino = st.st_ino & 0xFFFFFFFF
     entry.mode = int(FileMode.BLOB)  # as committed; the file was just created 0666 & ~umask
