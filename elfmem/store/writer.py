@@ -285,7 +285,9 @@ def _stage(index: pygit2.Index, rel: str, path: Path, oid: str | None) -> None:
 
     ``Index.add(path)`` reads the file back, loads the attribute filters for it and stores its
     blob again; py-spy put that at 4% of a remember at 100k blocks. The blob is already stored
-    and its oid known; without it the file is added by path.
+    and its oid known; without it the file is added by path. pygit2's ``IndexEntry`` has no stat
+    fields, so the entry is built with its cffi binding (``pygit2.ffi``), which pygit2 itself
+    uses the same way; ``tests/api/test_writer_worktree.py`` runs ``git diff-files`` on it.
     """
     if oid is None:
         index.add(rel)
