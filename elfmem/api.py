@@ -478,8 +478,8 @@ class MemorySystem:
     # ---- health -------------------------------------------------------------------------------
 
     async def doctor(self, resolve: bool = False) -> doctor_mod.DoctorResult:
-        """Paths, config, git state, hooks, ledger, index, embedder, keys; each problem with its
-        fix.
+        """Paths, config, git state, hooks, ledger, loose objects, index, embedder, keys; each
+        problem with its fix.
 
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """

@@ -1,4 +1,5 @@
-"""doctor: paths, config, git state, hooks, ledger, index freshness, the model, keys (seed §9).
+"""doctor: paths, config, git state, hooks, ledger, loose objects, index freshness, the model,
+keys (seed §9).
 
 Each check says what it found and, when something is wrong, the command that fixes it.
 """
@@ -81,6 +82,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
             else "no notes yet",
             "Remember something: the ledger starts with the first write.",
         ),
+        _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
         _guard("embedder", lambda: _embedder(core)),
     ]
@@ -112,6 +114,20 @@ def _hooks(core: Core) -> Check:
             " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
         )
     return Check("hooks", True, detail)
+
+
+def _objects(core: Core) -> Check:
+    """Loose objects pile up: each write adds seven, and only git's own commands pack them."""
+    estimate, limit = core.store.loose_objects()
+    if limit <= 0:
+        return Check("objects", True, f"about {estimate:,} loose objects (gc.auto is off)")
+    detail = f"about {estimate:,} loose objects; git packs them past {limit:,}"
+    return Check(
+        "objects",
+        estimate <= 256 * ((limit + 255) // 256),
+        detail,
+        "git gc (elfmem never packs; git runs `git gc --auto` itself after its own commits)",
+    )
 
 
 def _index(core: Core) -> Check:

@@ -12,7 +12,13 @@ from elfmem.store import log
 from elfmem.store import repo as repo_mod
 from elfmem.store.log import CommitInfo
 from elfmem.store.notes import NotesLedger, anchor_for_block
-from elfmem.store.objects import finish_fanout, objects_dir, prefer_loose_objects
+from elfmem.store.objects import (
+    GC_AUTO_DEFAULT,
+    finish_fanout,
+    loose_object_estimate,
+    objects_dir,
+    prefer_loose_objects,
+)
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
@@ -103,6 +109,14 @@ class Store:
 
     def commit_time(self, rev: str) -> int:
         return self.resolve(rev).commit_time
+
+    def loose_objects(self) -> tuple[int, int]:
+        """(estimated loose objects, the ``gc.auto`` limit past which git packs them; 0: off)."""
+        try:
+            limit = self.repo.config.get_int("gc.auto")
+        except (KeyError, ValueError, pygit2.GitError):
+            limit = GC_AUTO_DEFAULT
+        return loose_object_estimate(objects_dir(self.repo)), limit
 
     def memory_tree_oid(self) -> str | None:
         tree = repo_mod.memory_tree(repo_mod.head_commit(self.repo))

@@ -279,6 +279,27 @@ def _make_fanout(directory: Path) -> None:
             return  # read-only or gone: libgit2 makes what it needs, or reports it
 
 
+GC_AUTO_DEFAULT = 6700  # git's gc.auto: `git gc --auto` packs past this many loose objects
+
+
+def loose_object_estimate(directory: Path) -> int:
+    """Loose objects in ``directory``, estimated as ``git gc --auto`` does: the count in one
+    fanout folder (``17/``) times 256. elfmem never packs; git's own commands do."""
+    try:
+        names = os.listdir(directory / "17")
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    return 256 * sum(1 for name in names if len(name) == 38 and _is_hex(name))
+
+
+def _is_hex(name: str) -> bool:
+    try:
+        int(name, 16)
+    except ValueError:
+        return False
+    return True
+
+
 def prefer_loose_objects(repo: pygit2.Repository) -> None:
     """Give ``repo`` an object database that looks among loose objects before the packs.
 
