@@ -33,6 +33,8 @@ DEFERRED_WRITES = 32
 """Remembers whose index update may wait; the next read, or the 32nd, applies them at once."""
 
 LIVE = ("inbox", "active")
+"""The statuses of blocks still in use; ``archive/`` holds the rest."""
+STATUSES = (*LIVE, "archived")
 
 
 @dataclass(slots=True)

@@ -6,12 +6,10 @@ from elfmem.block.layout import MEMORY_DIR
 from elfmem.errors import BlockNotFound, InvalidInput
 from elfmem.index import queries
 from elfmem.index.queries import BlockRow
-from elfmem.rhythms.core import Core
+from elfmem.rhythms.core import LIVE, STATUSES, Core
 from elfmem.rhythms.results import BlockInfo, HistoryResult, LedgerResult, ListResult
 from elfmem.store import anchor_for_block
 from elfmem.store.ledger import decode
-
-STATUSES = ("inbox", "active", "archived")
 
 
 def info(row: BlockRow) -> BlockInfo:
@@ -43,7 +41,7 @@ def ls(
             f"Unknown status {status!r}.", f"Use one of: {', '.join(STATUSES)}, all."
         )
     core.sync()
-    wanted = STATUSES if status == "all" else (status,) if status else ("inbox", "active")
+    wanted = STATUSES if status == "all" else (status,) if status else LIVE
     rows = [
         r
         for s in wanted

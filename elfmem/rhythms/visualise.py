@@ -16,7 +16,7 @@ from typing import Any
 from elfmem.errors import InvalidInput
 from elfmem.index import queries
 from elfmem.index.queries import BlockRow
-from elfmem.rhythms.core import Core
+from elfmem.rhythms.core import LIVE, STATUSES, Core
 from elfmem.rhythms.results import Result
 
 PAGE_FILE = Path(__file__).with_name("visualise_page.html")
@@ -95,7 +95,7 @@ def collect(core: Core, include_archived: bool = False, max_nodes: int = 100) ->
             "Pass max_nodes (CLI: --max-nodes) of 1 or more.",
         )
     core.sync()
-    statuses = ("inbox", "active", "archived") if include_archived else ("inbox", "active")
+    statuses = STATUSES if include_archived else LIVE
     every = {r.id: r for s in statuses for r in queries.list_blocks(core.db(), status=s)}
     degree: dict[str, int] = {}
     for edge in _edges(core, every):
