@@ -7,7 +7,7 @@ so callers above the index never see SQL or JSON columns.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,10 +132,17 @@ def unvectored_blocks(db: IndexDB) -> list[BlockRow]:
     return [_row(r) for r in db.conn.execute(sql)]
 
 
-def find_by_hash(db: IndexDB, content_hash: str) -> list[str]:
-    """Ids of blocks whose normalised content hashes to ``content_hash`` (true duplicates)."""
-    sql = "SELECT id FROM blocks WHERE content_hash = ? ORDER BY id"
-    return [r[0] for r in db.conn.execute(sql, (content_hash,))]
+def find_by_hash(
+    db: IndexDB, content_hash: str, statuses: Sequence[str] | None = None
+) -> list[str]:
+    """Ids of blocks whose normalised content hashes to ``content_hash`` (true duplicates),
+    only those with one of ``statuses`` when given."""
+    sql = "SELECT id FROM blocks WHERE content_hash = ?"
+    params: list[str] = [content_hash]
+    if statuses is not None:
+        sql += f" AND status IN ({', '.join('?' * len(statuses))})"
+        params += statuses
+    return [r[0] for r in db.conn.execute(sql + " ORDER BY id", params)]
 
 
 def counts(db: IndexDB) -> dict[str, int]:

@@ -21,7 +21,6 @@ from elfmem.index import (
     WrittenFile,
     apply_files,
     find_by_hash,
-    get_blocks,
     open_index,
     sync,
 )
@@ -121,12 +120,8 @@ class Core:
         """The id of a live block with exactly this content, deferred remembers included."""
         if self._deferred is not None and content_hash in self._deferred.hashes:
             return self._deferred.hashes[content_hash]
-        db = self._index()
-        for block_id in find_by_hash(db, content_hash):
-            row = get_blocks(db, [block_id]).get(block_id)
-            if row is not None and row.status in LIVE:
-                return block_id
-        return None
+        found = find_by_hash(self._index(), content_hash, LIVE)
+        return found[0] if found else None
 
     def after_remember(
         self, result: WriteResult, parent_tree: str | None, hashes: Mapping[str, str]

@@ -180,11 +180,8 @@ def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
     twin = decision.by_hash.get(block.content_hash)
     if twin is not None:
         return twin
-    for other_id in queries.find_by_hash(core.db(), block.content_hash):
-        row = queries.get_blocks(core.db(), [other_id]).get(other_id)
-        if row is not None and row.status == "active" and other_id != block.id:
-            return other_id
-    return None
+    active = queries.find_by_hash(core.db(), block.content_hash, ("active",))
+    return next((other_id for other_id in active if other_id != block.id), None)
 
 
 def dream(
