@@ -210,10 +210,9 @@ async def timed_runs(args: argparse.Namespace, scratch: Path) -> list[dict[str, 
     """Each row's memory is deleted only after the last row, never between rows.
 
     On a filesystem like the development VM's (ext4 without a journal), creating a file skips,
-    one by one, every inode freed in the last 5 seconds, or 5 minutes while their inode-table
-    block is dirty. Deleting the 10k memory just before filling the 100k one put the new
-    memory among ~100k such inodes and made each of its writes up to twice as slow
-    (docs/benchmarks.md, "Fresh and kept memories").
+    one by one, every inode freed in the last 60 seconds, or 300 while their inode-table block
+    is dirty. Deleting one row's memory just before filling the next made the new memory's
+    writes pay for the old one's inodes (docs/benchmarks.md, "Fresh and kept memories").
     """
     rows = []
     for size in [int(s) for s in args.sizes.split(",") if s]:

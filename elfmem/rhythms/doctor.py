@@ -124,7 +124,7 @@ def _objects(core: Core) -> Check:
     detail = f"about {estimate:,} loose objects; git packs them past {limit:,}"
     return Check(
         "objects",
-        estimate <= 256 * ((limit + 255) // 256),
+        estimate <= 256 * -(-limit // 256),  # git's rule: objects/17 past ceil(gc.auto / 256)
         detail,
         "git gc (elfmem never packs; git runs `git gc --auto` itself after its own commits)",
     )

@@ -289,15 +289,10 @@ def loose_object_estimate(directory: Path) -> int:
         names = os.listdir(directory / "17")
     except (FileNotFoundError, NotADirectoryError):
         return 0
-    return 256 * sum(1 for name in names if len(name) == 38 and _is_hex(name))
+    return 256 * sum(1 for name in names if len(name) == 38 and set(name) <= _HEX)
 
 
-def _is_hex(name: str) -> bool:
-    try:
-        int(name, 16)
-    except ValueError:
-        return False
-    return True
+_HEX = set("0123456789abcdef")
 
 
 def prefer_loose_objects(repo: pygit2.Repository) -> None:
