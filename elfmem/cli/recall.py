@@ -50,7 +50,13 @@ def frame(
 
 @click.command()
 @click.option("--no-llm", is_flag=True, help="Deterministic consolidation (no key needed).")
-@click.option("--max", "max_blocks", type=int, default=None, help="Blocks per run (default 5).")
+@click.option(
+    "--max",
+    "max_blocks",
+    type=int,
+    default=None,
+    help="Blocks per run (default: the whole inbox without an LLM, 5 with one).",
+)
 @click.option(
     "--host-analyses",
     type=click.File("r"),

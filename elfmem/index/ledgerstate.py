@@ -39,6 +39,10 @@ class StoredState:
     penalties: int
     degree: float
     """Weighted degree from learned edges (declared relations are added by the reader)."""
+    revises: tuple[str, ...] = ()
+    """Blocks this one is a candidate revision of (ledger ``revises`` edges)."""
+    revised_by: tuple[str, ...] = ()
+    """Blocks that are candidate revisions of this one."""
 
 
 def stored_tip(db: IndexDB) -> str | None:
@@ -60,12 +64,25 @@ def read(db: IndexDB, tip: str, anchors: Iterable[str]) -> dict[str, StoredState
         out: dict[str, StoredState] = {}
         for start in range(0, len(wanted), _CHUNK):
             part = wanted[start : start + _CHUNK]
-            for anchor, *values in conn.execute(
-                "SELECT anchor, alpha, beta, reinforcements, last_use, penalties, degree"
+            for (
+                anchor,
+                alpha,
+                beta,
+                reinf,
+                last_use,
+                penalties,
+                degree,
+                revises,
+                revised_by,
+            ) in conn.execute(
+                "SELECT anchor, alpha, beta, reinforcements, last_use, penalties, degree,"
+                " revises, revised_by"
                 f" FROM ledger_state WHERE anchor IN ({','.join('?' * len(part))})",
                 part,
             ):
-                out[anchor] = StoredState(*values)
+                out[anchor] = StoredState(
+                    alpha, beta, reinf, last_use, penalties, degree, _ids(revises), _ids(revised_by)
+                )
         return out
 
 
@@ -113,11 +130,25 @@ def _write_at(
     return True
 
 
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
 def _upsert(conn: sqlite3.Connection, rows: Mapping[str, StoredState]) -> None:
     conn.executemany(
-        "INSERT OR REPLACE INTO ledger_state VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO ledger_state VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (a, s.alpha, s.beta, s.reinforcements, s.last_use, s.penalties, s.degree)
+            (
+                a,
+                s.alpha,
+                s.beta,
+                s.reinforcements,
+                s.last_use,
+                s.penalties,
+                s.degree,
+                " ".join(s.revises),
+                " ".join(s.revised_by),
+            )
             for a, s in rows.items()
         ],
     )

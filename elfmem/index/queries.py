@@ -179,6 +179,21 @@ def neighbours(db: IndexDB, ids: Iterable[str]) -> dict[str, list[tuple[str, str
     return found
 
 
+def supersedes_pairs(db: IndexDB, ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Declared ``supersedes`` relations touching ``ids``, as (newer, older), both ends indexed."""
+    wanted = list(dict.fromkeys(ids))
+    found: set[tuple[str, str]] = set()
+    for chunk in chunks(wanted):
+        marks = ",".join("?" * len(chunk))
+        sql = (
+            "SELECT r.source, r.target FROM relations r"
+            " JOIN blocks s ON s.id = r.source JOIN blocks t ON t.id = r.target"
+            f" WHERE r.kind = 'supersedes' AND (r.source IN ({marks}) OR r.target IN ({marks}))"
+        )
+        found.update((a, b) for a, b in db.conn.execute(sql, chunk + chunk) if a != b)
+    return sorted(found)
+
+
 def file_errors(db: IndexDB) -> list[BlockFormatError]:
     """Files whose current text did not parse (a hand edit, or a bad commit), as recorded."""
     return [row.error for _, row in sorted(read_rows(db.conn).items()) if row.error is not None]

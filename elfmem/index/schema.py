@@ -79,10 +79,21 @@ _V3 = (
         degree REAL NOT NULL) WITHOUT ROWID""",
 )
 
+_V4 = (
+    # Candidate revisions learned in the ledger (``revises`` edges), both directions, so a
+    # query sees a correction from either end. Rows folded before this column existed lack it:
+    # they are dropped and refolded on demand.
+    "DELETE FROM ledger_state",
+    "DELETE FROM meta WHERE key = 'ledger_state_tip'",
+    "ALTER TABLE ledger_state ADD COLUMN revises TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE ledger_state ADD COLUMN revised_by TEXT NOT NULL DEFAULT ''",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
+    Migration(4, _V4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

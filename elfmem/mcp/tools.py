@@ -96,7 +96,11 @@ CORE: tuple[ToolSpec, ...] = (
         "re-judges aged active blocks against the current identity. "
         'Example: {"max_blocks": 20, "no_llm": true}',
         (
-            Param("max_blocks", int | None, "Blocks to process this call (default 5)."),
+            Param(
+                "max_blocks",
+                int | None,
+                "Blocks to process this call (default: all without an LLM, 5 with one).",
+            ),
             Param("no_llm", bool, "Consolidate without LLM scoring."),
             Param("rescore", bool, "Also re-evaluate aged active blocks (deep sleep)."),
         ),

@@ -27,22 +27,41 @@ def mmr_order(
     embeddings); the diagonal is never read. λ = 1 gives plain relevance order; λ = 0 picks the
     most relevant block and then, each time, the one least like those already chosen.
     """
+    return [i for i, _ in mmr_ranked(relevance, similarity_matrix, k, lam)]
+
+
+def mmr_ranked(
+    relevance: npt.ArrayLike,
+    similarity_matrix: npt.ArrayLike,
+    k: int,
+    lam: float = MMR_LAMBDA,
+    exempt: npt.ArrayLike | None = None,
+) -> list[tuple[int, float]]:
+    """(index, gain) of up to ``k`` candidates in MMR order; the gain is what it was picked by.
+
+    The gain of the first pick is λ·relevance, of every later pick λ·relevance − (1 − λ)·(its
+    highest similarity to the picks before it), so gains never increase down the list.
+    ``exempt[i, j]`` True means candidate i takes no penalty for resembling candidate j: a newer
+    near-twin is never pushed out for resembling an older one it may correct.
+    """
     rel = np.asarray(relevance, dtype=np.float64)
     sim = np.asarray(similarity_matrix, dtype=np.float64)
     if rel.shape == (0,) and sim.size == 0:
         sim = sim.reshape(0, 0)  # no candidates: [] and [[]] both mean an empty matrix
     _check(rel, sim, lam)
     n = rel.size
-    chosen: list[int] = []
+    chosen: list[tuple[int, float]] = []
     if k <= 0 or n == 0:
         return chosen
+    if exempt is not None:
+        sim = np.where(np.asarray(exempt, dtype=bool), 0.0, sim)
     available = np.ones(n, dtype=bool)
     closest = np.zeros(n, dtype=np.float64)
     for _ in range(min(k, n)):
         gain = lam * rel - (1.0 - lam) * closest if chosen else rel.copy()
         gain[~available] = -np.inf
         pick = int(np.argmax(gain))
-        chosen.append(pick)
+        chosen.append((pick, float(lam * rel[pick] - (1.0 - lam) * closest[pick])))
         available[pick] = False
         closest = np.maximum(closest, sim[:, pick])
     return chosen

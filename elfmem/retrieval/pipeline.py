@@ -1,10 +1,15 @@
 """The retrieval pipeline (seed §4.1).
 
-Filter, seed, fuse, expand, score, diversify, guarantee, pack.
+Filter, seed, fuse, gate, expand, score, place corrections, diversify, guarantee, pack.
 
 Exclusions are applied before candidates are counted, so an excluded block never takes a seed
-slot. Every signal is normalised over the candidate set with a floor, so a signal that is equal
-for every candidate (a young memory's confidence, say) cannot move the ranking.
+slot. Relevance gates everything after it: a lexical hit (a query word that is not a stop word)
+or a vector hit at ``DENSE_FLOOR`` or above bears on the query; nothing else becomes a candidate
+except a graph neighbour of a relevant block, which inherits ``INHERIT`` of that block's
+relevance, and the newer end of a revision, which inherits the relevance of what it revises.
+When fewer than k blocks bear on the query, fewer are returned and the result says so.
+The inbox is searched too: a capture is findable at once, ranked by relevance alone and marked
+as not yet consolidated.
 """
 
 from __future__ import annotations
@@ -19,14 +24,23 @@ from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import decay, fusion, mmr, signals
+from elfmem.retrieval import decay, fusion, mmr, ranking, signals
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
+from elfmem.retrieval.ranking import Ranked
 from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
 from elfmem.retrieval.result import FrameResult, ScoredBlock
 from elfmem.retrieval.state import PRIOR, BlockState
 
 Embed = Callable[[str], npt.NDArray[np.float32]]
 States = Callable[[Sequence[str]], Mapping[str, BlockState]]
+
+DENSE_FLOOR = 0.35
+"""Cosine at which a vector hit bears on the query, for the embedded model. On the LoCoMo dev
+file 90% of question–evidence pairs score above it; short facts on other subjects score 0.1–0.3
+(docs/benchmarks.md). Another embedding model sets its own (``retrieval.dense_floor``)."""
+INHERIT = 0.5
+"""Share of a relevant block's relevance its declared graph neighbours inherit."""
+SEARCHED = ("active", "inbox")
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,8 @@ class SearchSettings:
     expand_from: int = 10
     """How many top seeds pull their 1-hop neighbours into the pool."""
     field_weights: FieldWeights = field(default_factory=FieldWeights)
+    dense_floor: float = DENSE_FLOOR
+    search_inbox: bool = True
 
 
 @dataclass
@@ -92,27 +108,41 @@ def _seed(
 ) -> _Pool:
     pool = _Pool()
     extra = len(f.excluded)
+    statuses = SEARCHED if s.search_inbox else ("active",)
 
     def keep(block_id: str) -> bool:
         return block_id not in f.excluded and (f.include is None or block_id in f.include)
 
     if embed is None:
-        hits = lexical(db, query, s.seeds + extra, ("active",), s.field_weights)
+        hits = lexical(db, query, s.seeds + extra, statuses, s.field_weights)
     else:  # the lexical search runs in a thread while the query is embedded and matched
-        lexical_hits = lexical_soon(db, query, s.seeds + extra, ("active",), s.field_weights)
+        lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
         vs = vector_store(db)
-        found = vs.dense(embed(query), s.seeds + extra, f.include, ("active",))
-        pool.dense = dict([(b, c) for b, c in found if keep(b)][: s.seeds])
+        found = vs.dense(embed(query), s.seeds + extra, f.include, statuses)
+        bearing = [(b, c) for b, c in found if keep(b) and c >= s.dense_floor]
+        pool.dense = dict(bearing[: s.seeds])
         hits = lexical_hits()
     pool.lexical = [b for b, _ in hits if keep(b)][: s.seeds]
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
+    return pool
+
+
+def _expand(
+    db: IndexDB, pool: _Pool, sims: dict[str, float], f: _Filters, s: SearchSettings
+) -> None:
+    """Pull in the declared neighbours of the top seeds, each with inherited relevance."""
     ranked_seeds = list(
         dict.fromkeys([*pool.lexical[: s.expand_from], *list(pool.dense)[: s.expand_from]])
     )
-    for neighbours in queries.neighbours(db, ranked_seeds).values():
-        pool.add((other for _, other in neighbours if keep(other)), "expansion")
-    return pool
+    for seed, neighbours in queries.neighbours(db, ranked_seeds).items():
+        for _, other in neighbours:
+            if other in f.excluded or (f.include is not None and other not in f.include):
+                continue
+            inherited = INHERIT * sims.get(seed, 0.0)
+            if inherited > sims.get(other, 0.0):
+                sims[other] = inherited
+            pool.add([other], "expansion")
 
 
 def _signals(
@@ -126,22 +156,6 @@ def _signals(
         "centrality": signals.centrality_signal([x.degree for x in st]),
         "reinforcement": signals.reinforcement_signal([x.reinforcements for x in st]),
     }
-
-
-def _order(
-    db: IndexDB, ids: list[str], score: npt.NDArray[np.float64], k: int, s: SearchSettings
-) -> list[int]:
-    """Indices of the top-k in final order: MMR over the best few, or plain score order."""
-    by_score = sorted(range(len(ids)), key=lambda i: (-score[i], ids[i]))
-    if not s.use_mmr or len(ids) <= 1:
-        return by_score[:k]
-    head = by_score[: max(k * 4, k)]
-    vecs = vector_store(db).vectors_for(ids[i] for i in head)
-    if len(vecs) < len(head):
-        return by_score[:k]
-    matrix = np.stack([vecs[ids[i]] for i in head]).astype(np.float64)
-    order = mmr.mmr_order(score[head], matrix @ matrix.T, k, s.mmr_lambda)
-    return [head[i] for i in order]
 
 
 def run_frame(
@@ -167,55 +181,117 @@ def run_frame(
             else {r.id for r in queries.list_blocks(db, status="active")}
         )
         pool.add(sorted(b for b in scan if b not in f.excluded), "scan")
-        sims: dict[str, float] = {}
+        sims = dict.fromkeys(pool.via, 1.0)
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
         sims = fusion.query_similarity(
             list(pool.via), pool.lexical, pool.dense, s.rrf_k, list(s.fusion_weights)
         )
+        _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
-    rows_by_id = queries.get_blocks(db, pool.via)
-    rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status == "active"]
-    ids = [r.id for r in rows]
-    raw = _signals(rows, sims, states(ids))
-    score = signals.composite(signals.normalise_signals(raw), spec.weights)
-    guaranteed = [
+    rows, st = _candidates(db, pool, states, f)
+    pairs = _revisions(db, rows, st)
+    pulled = _pull_revisions(db, pool, sims, pairs, f)
+    if pulled:
+        rows, st = _candidates(db, pool, states, f)
+        pairs = _revisions(db, rows, st)
+    guaranteed_at = {
         i for i, r in enumerate(rows) if r.id in f.guaranteed and is_guaranteed(r.tags, spec)
-    ]
-    others = [i for i in range(len(rows)) if i not in set(guaranteed)]
-    picked = [
-        others[i]
-        for i in _order(db, [ids[j] for j in others], score[others], max(0, k - len(guaranteed)), s)
-    ]
-    final = sorted(guaranteed, key=lambda i: -score[i]) + picked
+    }
+    relevant = [i for i, r in enumerate(rows) if i in guaranteed_at or sims.get(r.id, 0.0) > 0]
+    rows = [rows[i] for i in relevant]
+    st = [st[i] for i in relevant]
+    guaranteed = {n for n, i in enumerate(relevant) if i in guaranteed_at}
+    rel = np.array([sims.get(r.id, 0.0) for r in rows], dtype=np.float64)
+    shown = {} if spec.queryless or not (query or "").strip() else sims  # no search scored them
+    raw = _signals(rows, shown, {r.id: x for r, x in zip(rows, st, strict=True)})
+    composite = ranking.composite_scores(rows, rel, raw, st, spec.weights)
+    vs = vector_store(db)
+    final = ranking.order(
+        rows,
+        composite,
+        st,
+        guaranteed,
+        pairs,
+        k,
+        lambda ids: vs.vectors_for(ids),
+        use_mmr=s.use_mmr,
+        lam=s.mmr_lambda,
+    )
     ranked = [
-        _scored(rows[i], raw, score, i, i in set(guaranteed), pool.via[rows[i].id]) for i in final
+        _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final
     ]
-    return _render(spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows))
+    bearing = len(rows) - len(guaranteed)
+    return _render(
+        spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows), bearing, k
+    )
+
+
+def _candidates(
+    db: IndexDB, pool: _Pool, states: States, f: _Filters
+) -> tuple[list[BlockRow], list[BlockState]]:
+    rows_by_id = queries.get_blocks(db, pool.via)
+    rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status in SEARCHED]
+    known = states([r.id for r in rows])
+    return rows, [known.get(r.id, PRIOR) for r in rows]
+
+
+def _revisions(
+    db: IndexDB, rows: Sequence[BlockRow], st: Sequence[BlockState]
+) -> list[tuple[str, str]]:
+    """(newer, older) pairs touching the candidates: declared supersedes and ledger revises."""
+    pairs = set(queries.supersedes_pairs(db, [r.id for r in rows]))
+    for row, state in zip(rows, st, strict=True):
+        pairs.update((row.id, older) for older in state.revises)
+        pairs.update((newer, row.id) for newer in state.revised_by)
+    return sorted(pairs)
+
+
+def _pull_revisions(
+    db: IndexDB, pool: _Pool, sims: dict[str, float], pairs: Sequence[tuple[str, str]], f: _Filters
+) -> bool:
+    """Add the newer end of each revision whose older end is relevant: it answers the same
+    question, so it inherits that relevance."""
+    added = False
+    for newer, older in pairs:
+        if sims.get(older, 0.0) <= 0 or newer in f.excluded:
+            continue
+        if f.include is not None and newer not in f.include:
+            continue
+        if sims.get(newer, 0.0) < sims[older]:
+            sims[newer] = sims[older]
+        if newer not in pool.via:
+            pool.add([newer], "revision")
+            added = True
+    return added
 
 
 def _scored(
     row: BlockRow,
     raw: Mapping[str, npt.NDArray[np.float64]],
-    score: npt.NDArray[np.float64],
-    i: int,
-    guaranteed: bool,
+    state: BlockState,
+    r: Ranked,
     via: str,
 ) -> ScoredBlock:
+    i = r.index
     return ScoredBlock(
         id=row.id,
         content=row.content,
         tags=row.tags,
         cue=row.cue,
         status=row.status,
-        score=round(float(score[i]), 6),
+        score=round(r.score, 6),
         similarity=round(float(raw["similarity"][i]), 6),
         confidence=round(float(raw["confidence"][i]), 6),
         recency=round(float(raw["recency"][i]), 6),
         centrality=round(float(raw["centrality"][i]), 6),
         reinforcement=round(float(raw["reinforcement"][i]), 6),
-        guaranteed=guaranteed,
+        guaranteed=r.tier == "guaranteed",
         via=via,
+        composite=round(r.composite, 6),
+        tier=r.tier,
+        outcome_balance=round(state.alpha - state.beta, 6),
+        note=r.note,
     )
 
 
@@ -227,10 +303,12 @@ def _render(
     self_text: str | None,
     excluded: int,
     candidates: int,
+    bearing: int,
+    k: int,
 ) -> FrameResult:
     header = render_header(spec, agent_name, self_text)
     header_tokens = budget_mod.count_tokens(header)
-    items = {b.id: RenderItem(b.id, b.content, b.tags, b.cue) for b in ranked}
+    items = {b.id: RenderItem(b.id, b.content, b.tags, b.cue, b.note) for b in ranked}
     sized = [
         (b.id, budget_mod.count_tokens(render_item(spec, items[b.id], n)))
         for n, b in enumerate(ranked, 1)
@@ -255,4 +333,15 @@ def _render(
         budget_total=spec.budget,
         excluded_by_filter=excluded,
         candidates=candidates,
+        bearing=bearing,
+        shortfall=_shortfall(spec, query, bearing, k),
     )
+
+
+def _shortfall(spec: FrameSpec, query: str | None, bearing: int, k: int) -> str:
+    """Say so when fewer than k blocks bear on the query, rather than padding the answer."""
+    if spec.queryless or not (query or "").strip() or bearing >= k:
+        return ""
+    if bearing == 0:
+        return "Nothing in memory bears on this query."
+    return f"Only {bearing} of the {k} blocks asked for bear on this query."

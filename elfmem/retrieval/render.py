@@ -45,6 +45,8 @@ class RenderItem:
     content: str
     tags: tuple[str, ...] = ()
     cue: str = ""
+    note: str = ""
+    """Shown after the block: superseded, refuted, or not yet consolidated."""
 
 
 def is_peer(tags: Iterable[str]) -> bool:
@@ -89,6 +91,8 @@ def render_item(spec: FrameSpec, item: RenderItem, number: int) -> str:
     text = marker + _indent_after_first(f"[{item.id}] {item.content.strip()}", len(marker))
     if item.cue.strip():
         text += f"\n  (when: {' '.join(item.cue.split())})"
+    if item.note:
+        text += f"\n  (note: {item.note})"
     return text
 
 

@@ -8,11 +8,13 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class ScoredBlock:
-    """One ranked block with its composite score and the five components behind it.
+    """One ranked block, the score it was ranked by and the five components behind it.
 
-    ``similarity`` is rank-shaped (RRF normalised so the top is 1.0) when the lexical search
-    found anything, raw cosine when it found nothing, and 0.0 when no search scored the block
-    (queryless frames, graph expansion). Use rank order, not this number, as a weight.
+    ``score`` is what placed the block (for relevant blocks the diversity-adjusted gain, so it
+    falls down the list within a tier). ``similarity`` is the block's relevance to the query:
+    rank-shaped (RRF normalised so the top is 1.0) when the lexical search found anything, raw
+    cosine when it found nothing, inherited along an edge for graph neighbours and revisions, and
+    1.0 in queryless frames. Use rank order, not these numbers, as a weight.
     """
 
     id: str
@@ -28,7 +30,16 @@ class ScoredBlock:
     reinforcement: float
     guaranteed: bool = False
     via: str = "search"
-    """How it became a candidate: search, expansion (1-hop neighbour), guarantee or scan."""
+    """How it became a candidate: search, expansion (1-hop neighbour), revision (the newer end
+    of a revision of a candidate), guarantee or scan."""
+    composite: float = 0.0
+    """Relevance × evidence × lift after the revision rule: the score before diversity."""
+    tier: str = "relevant"
+    """guaranteed, relevant, or refuted (shown only when fewer than k others bear on the query)."""
+    outcome_balance: float = 0.0
+    """Confirming minus refuting outcomes (α − β); below −2 the block counts as refuted."""
+    note: str = ""
+    """What a reader must know: "superseded by [id]", "refuted by outcomes", "in the inbox…"."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -56,8 +67,12 @@ class FrameResult:
     excluded_by_filter: int = 0
     """Active blocks the frame's tag filters kept out (excluded, or not in its include list)."""
     candidates: int = 0
-    """Active blocks considered and scored before the top-k cut."""
+    """Blocks considered and scored before the top-k cut (those that bear on the query)."""
     at: str | None = None
+    bearing: int = 0
+    """Candidates that bear on the query, guaranteed blocks aside."""
+    shortfall: str = ""
+    """Set when fewer than top-k blocks bear on the query: recall returns fewer, never pads."""
 
     @property
     def overrun(self) -> bool:
@@ -88,6 +103,8 @@ class FrameResult:
             "excluded_by_filter": self.excluded_by_filter,
             "candidates": self.candidates,
             "at": self.at,
+            "bearing": self.bearing,
+            "shortfall": self.shortfall,
             "summary": self.summary,
         }
 

@@ -22,6 +22,11 @@ class BlockState:
     """Effective decay rate: the tier's λ, doubled per penalty, capped."""
     degree: float = 0.0
     """Weighted degree in the graph (declared relations and learned edges)."""
+    revises: tuple[str, ...] = ()
+    """Blocks this one is a candidate revision of: learned ``revises`` edges and declared
+    ``supersedes`` relations (see docs/ledger.md, "Candidate revisions")."""
+    revised_by: tuple[str, ...] = ()
+    """Blocks that revise this one."""
 
 
 PRIOR = BlockState()

@@ -161,6 +161,8 @@ class LedgerView:
                     TIER_LAMBDA.get(row.tier, TIER_LAMBDA["standard"]), f.penalties
                 ),
                 degree=f.degree + declared.get(row.id, 0),
+                revises=f.revises,
+                revised_by=f.revised_by,
             )
         return out
 
@@ -242,6 +244,15 @@ class LedgerView:
         ledgerstate.advance(db, before, tip, refolded, clear=changed is None)
 
 
+REVISES = "revises"
+"""Ledger edge on the newer block: it is a candidate revision of ``target``."""
+REVISED_BY = "revised_by"
+"""The same edge seen from the older block's note."""
+REVISION_EDGES = frozenset((REVISES, REVISED_BY))
+"""Not graph edges: they say which of two look-alikes is newer, and count toward no cap."""
+NOT_CENTRALITY = frozenset(("similar", *REVISION_EDGES))
+
+
 def centrality_degree(edges: Mapping[tuple[str, str], float]) -> float:
     """Weighted degree for the centrality signal: edges that carry evidence, not look-alikes.
 
@@ -249,12 +260,12 @@ def centrality_degree(edges: Mapping[tuple[str, str], float]) -> float:
     measures; counted as centrality they lift generic, much-repeated text. On the LoCoMo dev file
     they cost R@10 0.626 → 0.609. Declared relations, co-retrieval and outcome edges count.
     """
-    return sum(w for (_, relation), w in edges.items() if relation != "similar")
+    return sum(w for (_, relation), w in edges.items() if relation not in NOT_CENTRALITY)
 
 
 def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
     """Every live learned edge of a block, uncapped: what dream counts against the degree cap."""
-    edges = {k: w for k, w in folded.edges.items() if w > 0}
+    edges = {k: w for k, w in folded.edges.items() if w > 0 and k[1] not in REVISION_EDGES}
     for other, sessions in folded.cooccur_sessions.items():
         if len(sessions) >= CO_RETRIEVAL_SESSIONS:
             key = (other, "co_retrieval")
@@ -277,7 +288,13 @@ def retrieval_numbers(folded: Folded) -> StoredState:
         last_use=folded.last_use,
         penalties=folded.penalties,
         degree=centrality_degree(learned_edges(folded)),
+        revises=_revision_targets(folded, REVISES),
+        revised_by=_revision_targets(folded, REVISED_BY),
     )
+
+
+def _revision_targets(folded: Folded, relation: str) -> tuple[str, ...]:
+    return tuple(sorted(t for (t, r), w in folded.edges.items() if r == relation and w > 0))
 
 
 def declared_degree(db: IndexDB, ids: Iterable[str]) -> dict[str, int]:

@@ -193,16 +193,20 @@ def dream(
     rescore: bool = False,
     progress: Progress | None = None,
 ) -> DreamResult:
-    """Consolidate up to ``max_blocks`` inbox blocks (default consolidation.max_inbox_per_run).
+    """Consolidate up to ``max_blocks`` inbox blocks.
 
+    Without a judge the whole inbox is drained by default: the deterministic path costs no LLM
+    call, so there is nothing to ration. With one, the default is
+    consolidation.max_inbox_per_run (seed: 5), which caps LLM calls per run.
     Without ``judge`` this is the deterministic path; with one, each block gets one judgement
     (alignment, tags, summary, and whether it revises an older look-alike). Every block promoted
     (or rescored) is linked to its nearest active neighbours by semantic edges. ``rescore`` adds
     deep sleep: aged active blocks are judged again (see ``rescore.py``).
     """
-    limit = max_blocks or core.config.consolidation.max_inbox_per_run
     core.sync(vectors=True)
     inbox = queries.list_blocks(core.db(), status="inbox")
+    per_run = len(inbox) if judge is None else core.config.consolidation.max_inbox_per_run
+    limit = max_blocks or per_run
     batch = [r.to_block() for r in inbox[:limit]]
     mode = "deterministic" if judge is None else "llm"
     if judge is None and not note:

@@ -76,8 +76,9 @@ def frame(
         settings=settings,
     )
     core.last_recall_block_ids = [b.id for b in result.blocks]
-    if reinforce and result.blocks:
-        _reinforce(core, [b.id for b in result.blocks])
+    earned = [b.id for b in result.blocks if b.outcome_balance >= 0]
+    if reinforce and earned:  # a block more often refuted than confirmed earns nothing by use
+        _reinforce(core, earned)
     return result
 
 

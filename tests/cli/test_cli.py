@@ -106,7 +106,8 @@ def test_dream_recall_and_index_commands(repo: Path, tmp_path: Path) -> None:
     code, out, _ = run(repo, "recall", "who am I", "--frame", "self")
     assert code == 0 and out.startswith("## You are elf")
     code, out, _ = run(repo, "recall", "database scaling", "--at", "HEAD~1", "--json")
-    assert code == 0 and json.loads(out)["blocks"] == []
+    at_inbox = json.loads(out)["blocks"]  # before the dream: found in the inbox, marked so
+    assert code == 0 and [b["status"] for b in at_inbox] == ["inbox"] and at_inbox[0]["note"]
     assert run(repo, "doctor", "--frames")[0] == 0
     assert run(repo, "index", "check")[0] == 0
     assert run(repo, "index", "status", "--json")[0] == 0

@@ -1,0 +1,140 @@
+"""From scored candidates to the final top k: tiers, corrections, diversity.
+
+The order is built in three tiers: guaranteed blocks first (a frame's reserved slots), then every
+relevant block that outcomes have not refuted, in diversity (MMR) order, then refuted blocks by
+score, which appear only when fewer than k others bear on the query. ``truth`` says how a score
+is made and which correction holds; this module only orders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from elfmem.index.queries import BlockRow
+from elfmem.retrieval import mmr, signals, truth
+from elfmem.retrieval.state import BlockState
+
+TWIN_COSINE = 0.90
+"""Cosine at which two blocks are near-twins (dream's look-alike cut): the newer is exempt from
+the diversity penalty for resembling the older."""
+INBOX = "inbox"
+
+Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    index: int
+    """Position in the candidate rows."""
+    score: float
+    """What the block was ranked by within its tier (the MMR gain for relevant blocks)."""
+    composite: float
+    """Relevance × evidence × lift, after the revision rule: the score before diversity."""
+    tier: str
+    """guaranteed, relevant or refuted."""
+    note: str = ""
+
+
+def composite_scores(
+    rows: Sequence[BlockRow],
+    relevance: npt.NDArray[np.float64],
+    raw: Mapping[str, npt.NDArray[np.float64]],
+    states: Sequence[BlockState],
+    weights: Mapping[str, float],
+) -> npt.NDArray[np.float64]:
+    """relevance × evidence factor × lift per candidate; an inbox block by relevance alone."""
+    norm = signals.normalise_signals({k: v for k, v in raw.items() if k in truth.SECONDARY})
+    out = np.zeros(len(rows), dtype=np.float64)
+    for i, (row, state) in enumerate(zip(rows, states, strict=True)):
+        if row.status == INBOX:
+            out[i] = relevance[i]
+            continue
+        secondary = {name: float(norm[name][i]) for name in truth.SECONDARY}
+        if not truth.earns_use(state):
+            secondary["centrality"] = secondary["reinforcement"] = 0.0
+        out[i] = relevance[i] * truth.evidence_factor(state) * truth.lift(secondary, weights)
+    return out
+
+
+def order(
+    rows: Sequence[BlockRow],
+    composite: npt.NDArray[np.float64],
+    states: Sequence[BlockState],
+    guaranteed: set[int],
+    pairs: Sequence[tuple[str, str]],
+    k: int,
+    vectors: Vectors,
+    *,
+    use_mmr: bool = True,
+    lam: float = mmr.MMR_LAMBDA,
+) -> list[Ranked]:
+    """The top ``k`` in final order, guaranteed blocks always included."""
+    ids = [r.id for r in rows]
+    placed = truth.place_revisions(ids, list(composite), states, pairs)
+    score = placed.scores
+    notes = dict(placed.notes)
+    for i, (row, state) in enumerate(zip(rows, states, strict=True)):
+        if row.status == INBOX:
+            notes.setdefault(i, "in the inbox: not yet consolidated")
+        elif truth.is_refuted(state):
+            notes.setdefault(i, "refuted by outcomes")
+    refuted = {
+        i
+        for i, (row, st) in enumerate(zip(rows, states, strict=True))
+        if row.status != INBOX and truth.is_refuted(st) and i not in guaranteed
+    }
+    first = sorted(guaranteed, key=lambda i: (-score[i], ids[i]))
+    out = [Ranked(i, score[i], score[i], "guaranteed", notes.get(i, "")) for i in first]
+    room = max(0, k - len(out))
+    relevant = [i for i in range(len(rows)) if i not in guaranteed and i not in refuted]
+    winners = placed.winners
+    for i, gain in _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners):
+        out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
+    room = max(0, k - len(out))
+    for i in sorted(refuted, key=lambda i: (-score[i], ids[i]))[:room]:
+        out.append(Ranked(i, score[i], score[i], "refuted", notes.get(i, "")))
+    return out
+
+
+def _diverse(
+    rows: Sequence[BlockRow],
+    candidates: list[int],
+    score: list[float],
+    k: int,
+    vectors: Vectors,
+    use_mmr: bool,
+    lam: float,
+    winners: set[int],
+) -> list[tuple[int, float]]:
+    """(row index, gain) for the top ``k`` of ``candidates``: MMR over the best few."""
+    by_score = sorted(candidates, key=lambda i: (-score[i], rows[i].id))
+    if k <= 0:
+        return []
+    if not use_mmr or len(by_score) <= 1:
+        return [(i, float(score[i])) for i in by_score[:k]]
+    head = by_score[: k * 4]
+    vecs = vectors([rows[i].id for i in head])
+    if len(vecs) < len(head):
+        return [(i, float(score[i])) for i in by_score[:k]]
+    matrix = np.stack([vecs[rows[i].id] for i in head]).astype(np.float64)
+    sims = matrix @ matrix.T
+    born = [_epoch(rows[i].created) for i in head]
+    newer = np.array([[a > b for b in born] for a in born], dtype=bool)
+    exempt = (sims >= TWIN_COSINE) & newer
+    for x, i in enumerate(head):
+        if i in winners:  # a holding correction never pays for resembling what it corrects
+            exempt[x, :] |= sims[x, :] >= TWIN_COSINE
+    picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
+    return [(head[x], gain) for x, gain in picked]
+
+
+def _epoch(created: str) -> float:
+    try:
+        return datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return 0.0
