@@ -31,6 +31,8 @@ def recall(
     """Retrieve what bears on QUERY, rendered for prompt injection."""
     result = run(ctx, json_, lambda s: s.recall(query, frame_name, top_k=top_k, at=at))
     emit(result, json_, result.text)
+    if result.shortfall and not json_:
+        click.echo(result.shortfall, err=True)
 
 
 @click.command()

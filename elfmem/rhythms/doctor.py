@@ -14,10 +14,11 @@ from typing import Any
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.config import CONFIG_PATH
 from elfmem.errors import ElfmemError
-from elfmem.index import sync
+from elfmem.index import queries, sync
 from elfmem.rhythms import hooks
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
+from elfmem.rhythms.status import inbox_backlog
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         ),
         _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
+        _guard("inbox", lambda: _inbox(core)),
         _guard("embedder", lambda: _embedder(core)),
     ]
     if core.config.llm.model:
@@ -137,6 +139,13 @@ def _index(core: Core) -> Check:
     return Check(
         "index", errors == 0, detail, "elfmem index check (then fix the file:line it names)"
     )
+
+
+def _inbox(core: Core) -> Check:
+    inbox = queries.counts(core.db()).get("inbox", 0)
+    threshold = core.config.memory.inbox_threshold
+    backlog = inbox_backlog(inbox, threshold)
+    return Check("inbox", not backlog, f"{inbox} waiting (dream is due at {threshold})", backlog)
 
 
 def _embedder(core: Core) -> Check:

@@ -10,6 +10,19 @@ from elfmem.rhythms.adaptive import CO_RETRIEVAL_SESSIONS
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
 
+BACKLOG_FACTOR = 3
+"""An inbox this many times its threshold is a backlog: health says so, and doctor fails."""
+
+
+def inbox_backlog(inbox: int, threshold: int) -> str:
+    """A warning when the inbox is far past its threshold, naming what to run; else ""."""
+    if inbox < BACKLOG_FACTOR * max(1, threshold):
+        return ""
+    return (
+        f"Inbox at {inbox}/{threshold}, far past its threshold: captures wait there unconsolidated;"
+        " run `elfmem dream` (without an LLM it drains the whole inbox)."
+    )
+
 
 @dataclass(frozen=True)
 class StatusResult(Result):
@@ -30,7 +43,8 @@ class StatusResult(Result):
     active_hours: float
     """The memory's clock: hours spent in sessions so far, which is what decay counts."""
     health: str
-    """``good``, ``empty`` (nothing remembered) or ``degraded`` (memory files do not parse)."""
+    """``good``, ``empty`` (nothing remembered), ``backlog`` (the inbox is at least three times
+    its threshold) or ``degraded`` (memory files do not parse)."""
     suggestion: str
     """The next thing to do, in one line."""
     should_dream: bool
@@ -65,6 +79,8 @@ def status(core: Core) -> StatusResult:
             "degraded",
             f"{errors} memory file(s) do not parse: run `elfmem index check`.",
         )
+    elif inbox_backlog(inbox, threshold):
+        health, suggestion = "backlog", inbox_backlog(inbox, threshold)
     elif inbox >= threshold:
         health, suggestion = "good", f"Inbox at {inbox}/{threshold}: run `elfmem dream`."
     elif active == 0 and inbox == 0:

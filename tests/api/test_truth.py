@@ -1,0 +1,163 @@
+"""Memory follows the truth: corrections win, refuted blocks fade, relevance gates, captures are
+found at once. Real repositories, the real embedded model, the real ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elfmem.api import MemorySystem
+from elfmem.retrieval.result import FrameResult
+from tests.conftest import arun
+
+OPS = [
+    "The API rate limit is 100 req/min per key",
+    "Deploys are allowed on Friday afternoons",
+    "The on-call rotation changes every Monday",
+    "Grafana dashboards live in the ops folder",
+    "Postgres backups run nightly at 02:00 UTC",
+    "The staging cluster mirrors production every week",
+]
+RATE_OLD, FRIDAY_OLD = OPS[0], OPS[1]
+WORKERS = ["Alder", "Birch", "Cedar", "Damson", "Elm", "Fir", "Gorse", "Hazel"]
+RATE_NEW = "The API rate limit is now 1000 req/min per key since the March upgrade"
+FRIDAY_NEW = "Deploys are not allowed on Friday afternoons"
+
+
+def _ids(result: FrameResult) -> list[str]:
+    return [b.id for b in result.blocks]
+
+
+def _ops_memory(repo: Path) -> tuple[MemorySystem, dict[str, str]]:
+    system, _ = arun(MemorySystem.init(repo, name="Ada"))
+    created = arun(system.remember_many([{"content": c} for c in OPS])).created
+    arun(system.dream())
+    return system, dict(zip(OPS, created, strict=True))
+
+
+def test_a_correction_ranks_above_what_it_corrects_and_loses_when_refuted(repo: Path) -> None:
+    system, ids = _ops_memory(repo)
+    for _ in range(3):  # the old fact is used and reinforced before the world changes
+        arun(system.recall("what is the API rate limit", top_k=3))
+    new_rate = arun(system.remember(RATE_NEW)).block_id
+    new_friday = arun(system.remember(FRIDAY_NEW)).block_id
+    arun(system.dream(no_llm=True))
+
+    rate = arun(system.recall("what is the API rate limit", top_k=3, reinforce=False))
+    assert _ids(rate)[:2] == [new_rate, ids[RATE_OLD]]
+    assert rate.blocks[1].note == f"superseded by [{new_rate}]"
+    friday = arun(system.recall("can I deploy on Friday", top_k=3, reinforce=False))
+    assert _ids(friday)[:2] == [new_friday, ids[FRIDAY_OLD]]
+
+    # a correction is not right because it is newer: outcomes that refute it put it back
+    arun(system.outcome([new_rate], 0.0))
+    rate = arun(system.recall("what is the API rate limit", top_k=3, reinforce=False))
+    assert _ids(rate).index(ids[RATE_OLD]) < _ids(rate).index(new_rate)
+    assert "outcomes refuted" in rate.blocks[_ids(rate).index(new_rate)].note
+    arun(system.close())
+
+
+def test_a_declared_supersedes_takes_effect_at_once(repo: Path) -> None:
+    system, ids = _ops_memory(repo)
+    other = arun(system.remember("Rate limit per key: 1000 requests each minute")).block_id
+    arun(system.dream())
+    arun(system.connect(other, ids[RATE_OLD], "supersedes"))
+    rate = arun(system.recall("what is the API rate limit", top_k=3, reinforce=False))
+    order = _ids(rate)
+    assert order.index(other) < order.index(ids[RATE_OLD])
+    arun(system.close())
+
+
+def test_a_refuted_block_leaves_the_top_five_within_five_negative_outcomes(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    facts = [f"Queue worker {w} drains the billing queue in batches" for w in WORKERS]
+    created = arun(system.remember_many([{"content": c} for c in facts])).created
+    arun(system.dream())
+    query = "which worker drains the billing queue"
+    first = _ids(arun(system.recall(query, top_k=5, reinforce=False)))
+    target = first[0]
+    spent = 0
+    while target in _ids(arun(system.recall(query, top_k=5))):
+        arun(system.outcome([target], 0.0))
+        spent += 1
+        assert spent <= 5, "a refuted block stayed in the top 5"
+    assert set(created) - {target} >= set(_ids(arun(system.recall(query, top_k=5))))
+    arun(system.close())
+
+
+def test_a_confirmed_block_rises_above_equally_relevant_ones(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    facts = [f"Queue worker {w} drains the billing queue in batches" for w in WORKERS[:6]]
+    arun(system.remember_many([{"content": c} for c in facts]))
+    arun(system.dream())
+    query = "which worker drains the billing queue"
+    last = _ids(arun(system.recall(query, top_k=6, reinforce=False)))[-1]
+    for _ in range(3):
+        arun(system.outcome([last], 1.0))
+    assert _ids(arun(system.recall(query, top_k=6, reinforce=False)))[0] == last
+    arun(system.close())
+
+
+def test_blocks_that_do_not_bear_on_the_query_never_pad_the_answer(repo: Path) -> None:
+    system, ids = _ops_memory(repo)
+    popular = ids["Grafana dashboards live in the ops folder"]
+    for _ in range(5):  # popularity, confidence and centrality: none of them is relevance
+        arun(system.outcome([popular], 1.0))
+        arun(system.recall("where do the grafana dashboards live", top_k=3))
+    rate = arun(system.recall("what is the API rate limit", top_k=5, reinforce=False))
+    assert popular not in _ids(rate)
+    assert _ids(rate) == [ids[RATE_OLD]]
+    assert rate.bearing == 1 and "Only 1 of the 5" in rate.shortfall
+    arun(system.close())
+
+
+def test_refuted_blocks_earn_nothing_from_being_retrieved(repo: Path) -> None:
+    system, ids = _ops_memory(repo)
+    target = ids[RATE_OLD]
+    for _ in range(3):
+        arun(system.outcome([target], 0.0))
+    before = system._core.ledger.folded(target).reinforcements
+    result = arun(system.recall("what is the API rate limit", top_k=3))
+    assert target in _ids(result) and result.blocks[0].tier == "refuted"
+    assert system._core.ledger.folded(target).reinforcements == before
+    arun(system.close())
+
+
+def test_a_capture_is_found_at_once_marked_as_not_consolidated(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    block_id = arun(
+        system.remember("The API rate-limits at 100 req/min per key", cue="hitting 429s")
+    ).block_id
+    result = arun(system.frame("attention", "rate limiting"))
+    assert _ids(result) == [block_id]
+    assert result.blocks[0].status == "inbox" and "not yet consolidated" in result.text
+    assert system.last_recall_block_ids == [block_id]
+    arun(system.close())
+
+
+def test_status_and_doctor_warn_when_the_inbox_is_far_past_its_threshold(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    threshold = system.config.memory.inbox_threshold
+    items = [{"content": f"Capture number {n} about service S{n}"} for n in range(3 * threshold)]
+    arun(system.remember_many(items[:threshold]))
+    assert arun(system.status()).health == "good"
+    arun(system.remember_many(items[threshold:]))
+    status = arun(system.status())
+    assert status.health == "backlog" and "elfmem dream" in status.suggestion
+    inbox = next(c for c in arun(system.doctor()).checks if c.name == "inbox")
+    assert not inbox.ok and "elfmem dream" in inbox.fix
+    arun(system.dream())
+    assert next(c for c in arun(system.doctor()).checks if c.name == "inbox").ok
+    assert arun(system.status()).inbox == 0
+    arun(system.close())
+
+
+def test_the_cli_says_when_fewer_blocks_bear_on_the_query(repo: Path) -> None:
+    from click.testing import CliRunner
+
+    from elfmem.cli import cli
+
+    system, _ = _ops_memory(repo)
+    arun(system.close())
+    res = CliRunner().invoke(cli, ["-C", str(repo), "recall", "what is the API rate limit"])
+    assert res.exit_code == 0 and RATE_OLD in res.stdout and "Grafana" not in res.stdout
+    assert "Only 1 of the 5 blocks asked for bear on this query." in res.stderr
