@@ -1,191 +1,322 @@
-"""Adaptivity: does memory learn which knowledge is right from outcomes alone?
+"""Adaptivity: does memory follow the truth from outcomes alone, on corpora it was never tuned on?
 
-Ten topics, each with one correct block and two misleading look-alikes (same vocabulary,
-conflicting content), among distractors and a seeded constitution. Each round, inside a session,
-every topic's query takes the attention frame's top 5 and sends outcome 1.0 for the correct block
-and 0.0 for misleading ones; the memory curates at rest after each round. Printed per round: the
-share of queries where the correct block outranks every misleading one, misleading blocks still
-in a top 5, and negative outcomes spent. Then: the constitution is unchanged, a 14-day gap with no
-session costs no recency, and two clones' merged ledgers fold to the same confidence as one.
+Each corpus comes from ``truthgen`` (a seed and a set of template families): 40 subjects, each
+with one right answer, two misleading look-alikes that differ from it in one content token, and
+distractors sharing its vocabulary. An agent loop then runs, each round inside a session: every
+subject's question takes the attention frame's top 5 (product defaults), outcome 1.0 goes to the
+right block and 0.0 to each misleading one, and 10% of outcomes are flipped (agents' feedback is
+noisy). Corrections arrive before round ``--correct-at``, followed by a dream: some right (the old
+answer becomes misleading), some wrong (they draw negative outcomes). Even seeds curate between
+rounds, odd seeds do not.
 
-    python bench/adaptivity.py [--rounds 20]
+Tune on seeds 0–9 with families 0–2 (``--split tune``); report seeds 10–39 with families 3–5
+(``--split report``, the default). Printed: the share of subjects whose right block ranks above
+every misleading one, per round (mean and worst seed, and the largest fall from one round to the
+next); negative outcomes a misleading block took to leave the top 5; corrections shown first; how
+many negatives a wrong correction took to fall back below the block it tried to replace; true
+duplicates collapsed and distinct facts archived by the first dream.
+
+    python bench/adaptivity.py [--split report|tune] [--seeds 10-39] [--rounds 20] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
+import statistics
 import subprocess
+import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from elfmem.api import MemorySystem
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TOPICS = [
-    (
-        "connection pooling for postgres",
-        "Use pgbouncer in transaction mode for Postgres connection pooling",
-        [
-            "Postgres connection pooling is best done by raising max_connections to 5000",
-            "For Postgres connection pooling open a new connection per request and never pool",
-        ],
-    ),
-    (
-        "retrying rate limited api calls",
-        "Retry rate limited API calls with exponential backoff and jitter",
-        [
-            "Retry rate limited API calls immediately in a tight loop until they succeed",
-            "Never retry rate limited API calls; drop the request",
-        ],
-    ),
-    (
-        "storing user passwords",
-        "Store user passwords hashed with argon2id and a per-user salt",
-        [
-            "Store user passwords encrypted with a shared AES key",
-            "Store user passwords in plain text for easy recovery",
-        ],
-    ),
-    (
-        "deploying on fridays",
-        "Deploys on Friday afternoon need an on-call engineer present",
-        [
-            "Deploys on Friday afternoon are fine without anyone on call",
-            "Deploys on Friday afternoon should skip the test suite to save time",
-        ],
-    ),
-    (
-        "timezone for log timestamps",
-        "Write log timestamps in UTC with an explicit offset",
-        [
-            "Write log timestamps in the server's local timezone without offset",
-            "Write log timestamps as local time strings chosen per developer",
-        ],
-    ),
-    (
-        "caching session state",
-        "Cache session state in Redis with a TTL matching the session lifetime",
-        [
-            "Cache session state in process memory on each web node",
-            "Cache session state in Redis with no TTL so it never expires",
-        ],
-    ),
-    (
-        "database schema migrations",
-        "Run database schema migrations forward-only in a separate deploy step",
-        [
-            "Run database schema migrations by hand on production when needed",
-            "Run database schema migrations inside every web request on startup",
-        ],
-    ),
-    (
-        "handling secrets in ci",
-        "Handle secrets in CI through the CI secret store, never in the repo",
-        [
-            "Handle secrets in CI by committing them to a private branch",
-            "Handle secrets in CI by echoing them into the build log for debugging",
-        ],
-    ),
-    (
-        "sizing worker threads",
-        "Size worker threads to the number of cores for CPU-bound work",
-        [
-            "Size worker threads to 1000 for CPU-bound work regardless of cores",
-            "Size worker threads to one for CPU-bound work to avoid contention",
-        ],
-    ),
-    (
-        "choosing a queue for background jobs",
-        "Choose a durable queue with acknowledgements for background jobs",
-        [
-            "Choose an in-memory list for background jobs; durability is not needed",
-            "Choose cron polling a database table every minute for background jobs",
-        ],
-    ),
-]
-DISTRACTORS = [
-    f"Team note {i}: the {w} review happens on {d}"
-    for i, (w, d) in enumerate(
-        [
-            (w, d)
-            for w in ("design", "security", "budget", "roadmap", "hiring", "incident")
-            for d in ("Monday", "Wednesday", "Friday", "Thursday", "Tuesday")
-        ]
-    )
-]
+import truthgen  # noqa: E402
+
+from elfmem.api import MemorySystem  # noqa: E402
+
+TOP_K = 5
+FLIP = 0.10
+DUPLICATES = 5
+"""Subjects whose right answer is also captured again with only case, spacing and punctuation
+changed: a true duplicate dream must collapse."""
 
 
-async def build(root: Path) -> tuple[MemorySystem, dict[str, tuple[str, list[str]]]]:
+@dataclass
+class CorpusResult:
+    seed: int
+    curate: bool
+    wins: list[float] = field(default_factory=list)
+    """Per round: share of subjects whose right block is in the top 5 above every misleading."""
+    negatives_to_leave: dict[str, list[int]] = field(default_factory=dict)
+    """Negative outcomes each block took to leave the top 5: ``misleading`` ones from the start,
+    ``obsolete`` ones (right until a right correction replaced them)."""
+    never_left: dict[str, int] = field(default_factory=dict)
+    correction_first: list[bool] = field(default_factory=list)
+    """Right corrections: top 1 and above the block corrected, at the first recall after."""
+    correction_top1_later: list[float] = field(default_factory=list)
+    wrong_correction_negatives: list[int] = field(default_factory=list)
+    wrong_never_back: int = 0
+    duplicates_collapsed: int = 0
+    duplicates_total: int = 0
+    distinct_archived: int = 0
+    distinct_total: int = 0
+    seconds: float = 0.0
+
+
+def _duplicate_of(text: str) -> str:
+    return "  " + text.upper().replace(" ", "  ") + " ."
+
+
+async def _build(root: Path, subjects: list[truthgen.Subject]) -> MemorySystem:
     system, _ = await MemorySystem.init(root, name="Ada", seed=True)
-    topics: dict[str, tuple[str, list[str]]] = {}
-    for query, correct, wrong in TOPICS:
-        res = await system.remember_many(
-            [{"content": correct, "cue": query}] + [{"content": w, "cue": query} for w in wrong]
-        )
-        topics[query] = (res.created[0], res.created[1:])
-    await system.remember_many([{"content": d} for d in DISTRACTORS])
-    await system.dream(max_blocks=1000)
-    return system, topics
+    items: list[tuple[truthgen.Subject, str, str]] = []
+    for s in subjects:
+        items.append((s, "right", s.right))
+        items += [(s, f"misleading{n}", m) for n, m in enumerate(s.misleading)]
+        items += [(s, f"distractor{n}", d) for n, d in enumerate(s.distractors)]
+    for s in subjects[:DUPLICATES]:
+        items.append((s, "duplicate", _duplicate_of(s.right)))
+    random.Random(len(items)).shuffle(items)
+    res = await system.remember_many([{"content": text} for _, _, text in items])
+    for (s, role, _), block_id in zip(items, res.created, strict=True):
+        s.ids[role] = block_id
+    await system.dream()
+    return system
 
 
-async def run(rounds: int) -> None:
+async def _archive_check(
+    system: MemorySystem, subjects: list[truthgen.Subject], out: CorpusResult
+) -> None:
+    archived = {b.id for b in (await system.ls(status="archived")).blocks}
+    dups = [s.ids["duplicate"] for s in subjects[:DUPLICATES] if "duplicate" in s.ids]
+    out.duplicates_total = len(dups)
+    out.duplicates_collapsed = sum(1 for d in dups if d in archived)
+    distinct = [bid for s in subjects for role, bid in s.ids.items() if role != "duplicate"]
+    out.distinct_total = len(distinct)
+    out.distinct_archived = sum(1 for d in distinct if d in archived)
+
+
+async def run_corpus(
+    seed: int, families: tuple[int, ...], rounds: int, correct_at: int
+) -> CorpusResult:
+    started = time.perf_counter()
+    subjects = truthgen.corpus(seed, families)
+    out = CorpusResult(seed=seed, curate=seed % 2 == 0)
+    noise = random.Random(seed * 7919 + 1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
-        system, topics = await build(root)
-        constitution = {
-            b.id: b.content for b in (await system.ls(tag="self/constitutional")).blocks
-        }
-        self_md = (root / ".elfmem/memory/self.md").read_text()
-        negatives = {q: 0 for q in topics}
-        gone_after: dict[str, int | None] = {q: None for q in topics}
-        print(
-            f"{'round':>5} {'correct first':>14} {'misleading in top-5':>20} {'negatives sent':>15}"
-        )
+        system = await _build(root, subjects)
+        await _archive_check(system, subjects, out)
+        right = {s.name: s.ids["right"] for s in subjects}
+        wrong = {s.name: [s.ids["misleading0"], s.ids["misleading1"]] for s in subjects}
+        negatives: dict[str, int] = {}
+        left: set[str] = set()
+        seen: set[str] = set()
+        corrections: dict[str, tuple[str, str, bool]] = {}
+        wrong_negatives: dict[str, int] = {}
+        wrong_back: set[str] = set()
+        first_after: set[str] = set()
+        later_top1: dict[str, list[bool]] = {}
+        obsolete: set[str] = set()
         for r in range(1, rounds + 1):
-            wins = 0
-            misleading_seen = 0
+            if r == correct_at:
+                await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
+                obsolete |= {old for _, old, ok in corrections.values() if ok}
+            order = list(subjects)
+            noise.shuffle(order)
+            feedback: dict[float, list[str]] = {}
             async with system.session():
-                for query, (correct, wrong) in topics.items():
-                    result = await system.recall(query, top_k=5)
+                for s in order:  # the agent: recall, act, report outcomes
+                    result = await system.recall(s.question, top_k=TOP_K)
                     ids = [b.id for b in result.blocks]
-                    bad = [w for w in wrong if w in ids]
-                    misleading_seen += len(bad)
-                    if correct in ids and all(ids.index(correct) < ids.index(w) for w in bad):
-                        wins += 1
-                    if not bad and gone_after[query] is None:
-                        gone_after[query] = negatives[query]
-                    if correct in ids:
-                        await system.outcome([correct], 1.0, source="bench")
-                    if bad:
-                        await system.outcome(bad, 0.0, source="bench")
-                        negatives[query] += len(bad)
-            await system.curate()
-            print(
-                f"{r:>5} {wins / len(topics):>14.0%} "
-                f"{misleading_seen:>20} {sum(negatives.values()):>15}"
-            )
-        worst = max((v for v in gone_after.values() if v is not None), default=None)
-        never = [q for q, v in gone_after.items() if v is None]
-        print(
-            f"\nnegative outcomes per topic before its misleading blocks left the top 5: "
-            f"max {worst}, per topic {sorted(v for v in gone_after.values() if v is not None)}"
-            + (f"; never left: {never}" if never else "")
-        )
-        after = {b.id: b.content for b in (await system.ls(tag="self/constitutional")).blocks}
-        unchanged = (
-            after == constitution and (root / ".elfmem/memory/self.md").read_text() == self_md
-        )
-        print(f"constitution unchanged: {unchanged}")
-        core = system._core
-        now = core.ledger.now_hours()
-        later = core.ledger.now_hours(at=time.time() + 14 * 86400)
-        print(
-            f"active hours now {now:.4f}; 14 days later with no session {later:.4f}: "
-            f"{'no decay' if later == now else 'DECAYED'}"
-        )
+                    _corrections_seen(s, ids, corrections, first_after, later_top1, out)
+                    signals = [(w, 0.0) for w in wrong[s.name] if w in ids]
+                    if right[s.name] in ids:
+                        signals.append((right[s.name], 1.0))
+                    for block_id, signal in signals:
+                        if noise.random() < FLIP:
+                            signal = 1.0 - signal
+                        if signal == 0.0:
+                            negatives[block_id] = negatives.get(block_id, 0) + 1
+                            if block_id in wrong_negatives:
+                                wrong_negatives[block_id] += 1
+                        feedback.setdefault(signal, []).append(block_id)
+                for signal, block_ids in sorted(feedback.items()):  # one call per signal
+                    await system.outcome(block_ids, signal, source="bench")
+            if out.curate:
+                await system.curate()
+            wins = 0
+            for s in subjects:  # the measurement: the state after this round's feedback
+                result = await system.recall(s.question, top_k=TOP_K, reinforce=False)
+                ids = [b.id for b in result.blocks]
+                bad = [w for w in wrong[s.name] if w in ids]
+                good = right[s.name]
+                if good in ids and all(ids.index(good) < ids.index(w) for w in bad):
+                    wins += 1
+                elif SHOW_FAILURES and r == rounds:
+                    _show(s, result, good, wrong[s.name])
+                for w in wrong[s.name]:
+                    if w in ids:
+                        seen.add(w)
+                    elif w in seen and w not in left:
+                        left.add(w)
+                        kind = "obsolete" if w in obsolete else "misleading"
+                        out.negatives_to_leave.setdefault(kind, []).append(negatives.get(w, 0))
+                _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out)
+            out.wins.append(wins / len(subjects))
+        out.never_left = {
+            kind: len([w for w in seen - left if (w in obsolete) == (kind == "obsolete")])
+            for kind in ("misleading", "obsolete")
+        }
+        out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        out.correction_top1_later = [sum(v) / len(v) for v in later_top1.values() if v]
         await system.close()
-    await merge_check()
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+async def _correct(
+    system: MemorySystem,
+    subjects: list[truthgen.Subject],
+    right: dict[str, str],
+    wrong: dict[str, list[str]],
+    corrections: dict[str, tuple[str, str, bool]],
+    wrong_negatives: dict[str, int],
+) -> None:
+    """Capture the corrections, dream, and move what counts as right and misleading."""
+    due = [s for s in subjects if s.correction]
+    res = await system.remember_many([{"content": s.correction} for s in due])
+    await system.dream()
+    for s, block_id in zip(due, res.created, strict=True):
+        old = right[s.name]
+        corrections[s.name] = (block_id, old, s.correction_right)
+        if s.correction_right:
+            right[s.name] = block_id
+            wrong[s.name].append(old)
+        else:
+            wrong[s.name].append(block_id)
+            wrong_negatives[block_id] = 0
+
+
+def _corrections_seen(
+    s: truthgen.Subject,
+    ids: list[str],
+    corrections: dict[str, tuple[str, str, bool]],
+    first_after: set[str],
+    later: dict[str, list[bool]],
+    out: CorpusResult,
+) -> None:
+    if s.name not in corrections or not corrections[s.name][2]:
+        return
+    new, old, _ = corrections[s.name]
+    top1 = bool(ids) and ids[0] == new and (old not in ids or ids.index(old) > 0)
+    if s.name not in first_after:
+        first_after.add(s.name)
+        out.correction_first.append(top1)
+    else:
+        later.setdefault(s.name, []).append(top1)
+
+
+def _wrong_back(
+    s: truthgen.Subject,
+    ids: list[str],
+    corrections: dict[str, tuple[str, str, bool]],
+    negatives: dict[str, int],
+    back: set[str],
+    out: CorpusResult,
+) -> None:
+    if s.name not in corrections or corrections[s.name][2]:
+        return
+    new, old, _ = corrections[s.name]
+    negatives.setdefault(new, 0)
+    if new in back:
+        return
+    below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
+    if below:
+        back.add(new)
+        out.wrong_correction_negatives.append(negatives[new])
+
+
+SHOW_FAILURES = False
+
+
+def _show(s: truthgen.Subject, result: object, good: str, bad: list[str]) -> None:
+    print(f"seed failure: {s.question!r} right={good[:6]} misleading={[b[:6] for b in bad]}")
+    for b in result.blocks:  # type: ignore[attr-defined]
+        role = "RIGHT" if b.id == good else "WRONG" if b.id in bad else "     "
+        print(
+            f"   {role} {b.id[:6]} {b.tier:<10} score {b.score:.3f} sim {b.similarity:.3f} "
+            f"bal {b.outcome_balance:+.1f} {b.content[:60]}"
+        )
+
+
+def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
+    return asyncio.run(run_corpus(*args))
+
+
+def _seeds(text: str) -> list[int]:
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def report(results: list[CorpusResult], rounds: int) -> None:
+    print(f"{len(results)} corpora, seeds {results[0].seed}–{results[-1].seed}\n")
+    print(f"{'round':>5} {'mean':>7} {'worst':>7} {'worst seed':>10}")
+    for r in range(rounds):
+        values = [(c.wins[r], c.seed) for c in results]
+        low = min(values)
+        print(
+            f"{r + 1:>5} {statistics.mean(v for v, _ in values):>7.1%} {low[0]:>7.1%} {low[1]:>10}"
+        )
+    falls = [(max(c.wins[r - 1] - c.wins[r] for r in range(1, rounds)), c.seed) for c in results]
+    worst_fall = max(falls)
+    print(f"\nlargest fall from one round to the next: {worst_fall[0]:.1%} (seed {worst_fall[1]})")
+    for label, group in (
+        ("curate", [c for c in results if c.curate]),
+        ("no curate", [c for c in results if not c.curate]),
+    ):
+        if group:
+            final = [c.wins[-1] for c in group]
+            print(f"  {label:>9}: final mean {statistics.mean(final):.1%}, worst {min(final):.1%}")
+    for kind in ("misleading", "obsolete"):
+        neg = [n for c in results for n in c.negatives_to_leave.get(kind, [])]
+        never = sum(c.never_left.get(kind, 0) for c in results)
+        if neg:
+            print(
+                f"negative outcomes until a {kind} block left the top 5: median "
+                f"{statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks; still in the top 5"
+                f" at the end: {never})"
+            )
+    first = [x for c in results for x in c.correction_first]
+    later = [x for c in results for x in c.correction_top1_later]
+    if first:
+        print(
+            f"right corrections top 1 above the block corrected, first recall after: "
+            f"{sum(first) / len(first):.1%} of {len(first)}; later rounds: "
+            f"{statistics.mean(later) if later else 0:.1%}"
+        )
+    wrong = [x for c in results for x in c.wrong_correction_negatives]
+    wrong_never = sum(c.wrong_never_back for c in results)
+    if wrong:
+        print(
+            f"negatives until a wrong correction fell below the block it tried to replace: "
+            f"median {statistics.median(wrong)}, max {max(wrong)} "
+            f"({len(wrong)}; never: {wrong_never})"
+        )
+    dup_t = sum(c.duplicates_total for c in results)
+    dup_c = sum(c.duplicates_collapsed for c in results)
+    dis_t = sum(c.distinct_total for c in results)
+    dis_a = sum(c.distinct_archived for c in results)
+    print(
+        f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
+        f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
+    )
+    print(f"seconds per corpus: {statistics.mean(c.seconds for c in results):.1f}")
 
 
 async def merge_check() -> None:
@@ -197,7 +328,7 @@ async def merge_check() -> None:
         ids = (
             await system.remember_many([{"content": f"Merge fact {i}"} for i in range(3)])
         ).created
-        await system.dream(max_blocks=10)
+        await system.dream()
         await system.close()
         b_root = Path(tmp) / "b"
         subprocess.run(["git", "clone", "-q", str(a_root), str(b_root)], check=True)
@@ -245,7 +376,28 @@ async def merge_check() -> None:
         )
 
 
-if __name__ == "__main__":
+def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--split", choices=("report", "tune"), default="report")
+    ap.add_argument("--seeds", default=None, help="e.g. 10-39 (default: by split)")
     ap.add_argument("--rounds", type=int, default=20)
-    asyncio.run(run(ap.parse_args().rounds))
+    ap.add_argument("--correct-at", type=int, default=6)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-merge-check", action="store_true")
+    ap.add_argument("--show-failures", action="store_true", help="print the last round's misses")
+    args = ap.parse_args()
+    global SHOW_FAILURES
+    SHOW_FAILURES = args.show_failures
+    families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
+    seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
+    work = [(seed, families, args.rounds, args.correct_at) for seed in seeds]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        results = sorted(pool.map(_one, work), key=lambda c: c.seed)
+    print(f"split {args.split}: families {families}")
+    report(results, args.rounds)
+    if not args.no_merge_check:
+        asyncio.run(merge_check())
+
+
+if __name__ == "__main__":
+    main()

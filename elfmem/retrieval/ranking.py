@@ -1,8 +1,10 @@
 """From scored candidates to the final top k: tiers, corrections, diversity.
 
-The order is built in three tiers: guaranteed blocks first (a frame's reserved slots), then every
-relevant block that outcomes have not refuted, in diversity (MMR) order, then refuted blocks by
-score, which appear only when fewer than k others bear on the query. ``truth`` says how a score
+The order is built in tiers: guaranteed blocks first (a frame's reserved slots), then every
+relevant block that outcomes have not refuted, in diversity (MMR) order, then blocks a holding
+correction supersedes, then refuted blocks; the last two appear only when fewer than k others bear
+on the query, each marked. A superseded block's confirmations predate the correction, so they do
+not keep it above blocks nobody has refuted. ``truth`` says how a score
 is made and which correction holds; this module only orders.
 """
 
@@ -36,7 +38,7 @@ class Ranked:
     composite: float
     """Relevance × evidence × lift, after the revision rule: the score before diversity."""
     tier: str
-    """guaranteed, relevant or refuted."""
+    """guaranteed, relevant, superseded or refuted."""
     note: str = ""
 
 
@@ -88,16 +90,18 @@ def order(
         for i, (row, st) in enumerate(zip(rows, states, strict=True))
         if row.status != INBOX and truth.is_refuted(st) and i not in guaranteed
     }
+    superseded = placed.losers - refuted - guaranteed
     first = sorted(guaranteed, key=lambda i: (-score[i], ids[i]))
     out = [Ranked(i, score[i], score[i], "guaranteed", notes.get(i, "")) for i in first]
     room = max(0, k - len(out))
-    relevant = [i for i in range(len(rows)) if i not in guaranteed and i not in refuted]
+    relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted | superseded]
     winners = placed.winners
     for i, gain in _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners):
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
-    room = max(0, k - len(out))
-    for i in sorted(refuted, key=lambda i: (-score[i], ids[i]))[:room]:
-        out.append(Ranked(i, score[i], score[i], "refuted", notes.get(i, "")))
+    for tier, members in (("superseded", superseded), ("refuted", refuted)):
+        room = max(0, k - len(out))
+        for i in sorted(members, key=lambda i: (-score[i], ids[i]))[:room]:
+            out.append(Ranked(i, score[i], score[i], tier, notes.get(i, "")))
     return out
 
 

@@ -6,8 +6,8 @@ Three rules, each a pure function here and applied in ``pipeline``:
   about it, so a block that does not bear on the query cannot climb on confidence, recency,
   centrality or reinforcement. Secondary signals lift a block by at most ``LIFT_MAX`` (a quarter),
   less than one confirming outcome moves it, so being retrieved never outweighs being right.
-- **Outcomes decide.** The evidence factor is ``0.5 + posterior mean``: 1.0 for a block nobody has
-  judged, towards 1.5 for one that keeps being confirmed, towards 0.5 for one that keeps failing.
+- **Outcomes decide.** The evidence factor is 1.0 for a block nobody has judged, towards 1.25 for
+  one that keeps being confirmed, towards 0.5 for one that keeps failing.
   A block whose refutations outnumber its confirmations by ``REFUTED_MARGIN`` ranks below every
   relevant block that is not refuted, whatever its relevance; with fewer, its score shrinks.
   A block with more refutations than confirmations earns nothing from reinforcement or centrality.
@@ -50,8 +50,13 @@ def earns_use(state: BlockState) -> bool:
 
 
 def evidence_factor(state: BlockState) -> float:
-    """0.5 + the Beta posterior mean: 1.0 for the prior, in (0.5, 1.5) always."""
-    return 0.5 + state.alpha / (state.alpha + state.beta)
+    """1.0 for the prior; down to 0.5 as refutations pile up, up to 1.25 as confirmations do.
+
+    Asymmetric on purpose: a block confirmed on one question must not crowd the right answer to
+    another question out of the top k, while a refuted block should sink wherever it appears.
+    """
+    mean = state.alpha / (state.alpha + state.beta)
+    return 0.5 + mean if mean <= 0.5 else 1.0 + 0.5 * (mean - 0.5)
 
 
 def lift(normalised: Mapping[str, float], weights: Mapping[str, float]) -> float:
@@ -82,6 +87,8 @@ class Placement:
     notes: dict[int, str]
     winners: set[int]
     """Indices of the blocks that won a revision pair."""
+    losers: set[int]
+    """Older blocks a holding correction supersedes (not those that beat a refuted one)."""
 
 
 def place_revisions(
@@ -114,9 +121,14 @@ def place_revisions(
                 moved = True
         if not moved:
             break
+    losers: set[int] = set()
     for new, old in live:
-        winners.add(new if correction_holds(states[new], states[old]) else old)
-    return Placement(out, notes, winners)
+        if correction_holds(states[new], states[old]):
+            winners.add(new)
+            losers.add(old)
+        else:
+            winners.add(old)
+    return Placement(out, notes, winners, losers)
 
 
 def _just_above(value: float) -> float:
