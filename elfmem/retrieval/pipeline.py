@@ -133,7 +133,7 @@ def _order(
 ) -> list[int]:
     """Indices of the top-k in final order: MMR over the best few, or plain score order."""
     by_score = sorted(range(len(ids)), key=lambda i: (-score[i], ids[i]))
-    if not s.use_mmr or len(ids) <= 1:
+    if k <= 0 or not s.use_mmr or len(ids) <= 1:  # guarantees may fill every slot (simulate)
         return by_score[:k]
     head = by_score[: max(k * 4, k)]
     vecs = vector_store(db).vectors_for(ids[i] for i in head)
