@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from elfmem.block.model import Block, Relation, new_block_id, now_iso
+from elfmem.block.model import Block, Relation, is_valid_tag, new_block_id, now_iso
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput
 from elfmem.identity.writes import add_active, replace_in_place
@@ -90,7 +90,7 @@ class MindList(Result):
 
 def _check_name(name: str) -> str:
     clean = name.strip()
-    if not clean or "/" in clean or "%" in clean or not check_tags([f"mind/{clean}"], "mind"):
+    if not clean or "/" in clean or "%" in clean or not is_valid_tag(f"mind/{clean}"):
         raise InvalidInput(
             f"Invalid mind name {name!r}.",
             "Name a mind with letters, digits, _ . - (no spaces or slashes), e.g. alice.",
