@@ -168,3 +168,18 @@ def test_task_outcomes_change_neither_the_constitution_nor_the_review(drifted: P
     head = git(drifted, "rev-parse", "HEAD")
     arun(scenario())
     assert git(drifted, "rev-parse", "HEAD") == head
+
+
+def test_accept_reads_stdin_and_refuses_empty_text(drifted: Path) -> None:
+    target = principle(drifted, "rhythm")
+    start = commits(drifted)
+    result = CliRunner().invoke(
+        cli, ["-C", str(drifted), "review", "accept", "--block", target["id"]], input=""
+    )
+    assert result.exit_code != 0 and "Error: Content is empty" in result.stderr
+    assert commits(drifted) == start
+    done = cli_json(
+        drifted, "review", "accept", "--block", target["id"], input="Capture first, think later.\n"
+    )
+    assert done["proposal"] == "none" and commits(drifted) == start + 1
+    assert principle(drifted, "rhythm")["content"] == "Capture first, think later."
