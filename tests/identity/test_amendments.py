@@ -102,10 +102,12 @@ def test_round_trip_through_the_mcp_server(drifted: Path) -> None:
 
     async def scenario() -> None:
         async with Client(build_server(await MemorySystem.from_config(drifted))) as client:
-            review = await ok(client, "elfmem_review_constitutional")
-            pid = next(p["id"] for p in review["proposals"] if p["block_id"] == target["id"])
+            hosted = {target["id"]: {"text": AMENDED, "reason": "patching cost more"}}
+            review = await ok(client, "elfmem_review_constitutional", host_analyses=hosted)
+            mine = next(p for p in review["proposals"] if p["block_id"] == target["id"])
+            assert (mine["text"], mine["source"]) == (AMENDED, "host")
             assert commits(drifted) == start
-            await ok(client, "elfmem_accept_amendment", content=AMENDED, proposal=pid)
+            await ok(client, "elfmem_accept_amendment", content=mine["text"], proposal=mine["id"])
             assert commits(drifted) == start + 1
             history = await ok(client, "elfmem_list_amendments")
             assert [e["kind"] for e in history["entries"]] == ["amend"]
