@@ -20,6 +20,7 @@ from elfmem.adapters.llm import LLM, make_llm, resolve_check
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
+from elfmem.identity.operations import IdentityOperations
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
 from elfmem.progress import Progress
@@ -66,7 +67,7 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
     return config_mod.load(store.root / CONFIG_PATH)
 
 
-class MemorySystem:
+class MemorySystem(IdentityOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:

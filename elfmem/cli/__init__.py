@@ -34,7 +34,9 @@ def _register() -> None:
         hooks,
         index,
         inspect,
+        mind,
         recall,
+        review,
         serve,
         setup,
         visualise,
@@ -51,6 +53,8 @@ def _register() -> None:
         serve,
         hooks,
         guide,
+        review,
+        mind,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

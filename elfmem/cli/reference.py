@@ -17,6 +17,10 @@ import click
 from elfmem.api import MemorySystem
 from elfmem.cli.jsonshape import Key, Shape, first_line, shape_keys
 from elfmem.errors import ElfmemError
+from elfmem.identity.amendments import AmendmentHistory, AmendResult
+from elfmem.identity.corpus import CorpusReview
+from elfmem.identity.minds import MindList, MindResult, MindStats
+from elfmem.identity.review import ReviewResult
 from elfmem.identity.setup import InitResult
 from elfmem.retrieval.result import FrameResult
 from elfmem.rhythms import maintenance
@@ -75,6 +79,16 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "hooks status": (Shape(HooksReport),),
     "guide": (Shape(),),
     "agent-docs": (Shape(),),
+    "review": (Shape(ReviewResult),),
+    "review accept": (Shape(AmendResult),),
+    "review list": (Shape(AmendmentHistory),),
+    "review revert": (Shape(UndoResult),),
+    "review corpus": (Shape(CorpusReview),),
+    "mind create": (Shape(MindResult),),
+    "mind predict": (Shape(MindResult),),
+    "mind list": (Shape(MindList),),
+    "mind show": (Shape(MindStats),),
+    "mind outcome": (Shape(MindResult),),
 }
 """What each command prints with ``--json``: the result type its API call returns."""
 

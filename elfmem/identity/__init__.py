@@ -1,1 +1,2 @@
-"""Identity: the raw constitution, the seeded roles, profession templates and init."""
+"""Identity: the raw constitution, seeded roles and templates, init, review and amendments,
+and models of other minds."""
