@@ -161,3 +161,15 @@ def test_the_cli_says_when_fewer_blocks_bear_on_the_query(repo: Path) -> None:
     res = CliRunner().invoke(cli, ["-C", str(repo), "recall", "what is the API rate limit"])
     assert res.exit_code == 0 and RATE_OLD in res.stdout and "Grafana" not in res.stdout
     assert "Only 1 of the 5 blocks asked for bear on this query." in res.stderr
+
+
+def test_recall_lists_blocks_in_ranked_order_with_the_score_they_were_ranked_by(
+    repo: Path,
+) -> None:
+    system, ids = _ops_memory(repo)
+    single = arun(system.recall("Grafana dashboards", top_k=5, reinforce=False))
+    assert len(single.blocks) == 1 and single.blocks[0].score > 0
+    many = arun(system.recall("what changes weekly or nightly", top_k=5, reinforce=False))
+    relevant = [b.score for b in many.blocks if b.tier == "relevant"]
+    assert relevant == sorted(relevant, reverse=True)
+    arun(system.close())
