@@ -42,6 +42,11 @@ VARIANTS: dict[str, SearchSettings] = {
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
     "rrf-k60": SearchSettings(rrf_k=60),
     "rrf-k20": SearchSettings(rrf_k=20),
+    "mmr-0.5": SearchSettings(mmr_lambda=0.5),
+    "mmr-0.45": SearchSettings(mmr_lambda=0.45),
+    "mmr-0.6": SearchSettings(mmr_lambda=0.6),
+    "no-inherit": SearchSettings(inherit=0.0),
+    "no-floor": SearchSettings(dense_floor=-1.0),
 }
 
 

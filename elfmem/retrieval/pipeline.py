@@ -58,6 +58,7 @@ class SearchSettings:
     field_weights: FieldWeights = field(default_factory=FieldWeights)
     dense_floor: float = DENSE_FLOOR
     search_inbox: bool = True
+    inherit: float = INHERIT
 
 
 @dataclass
@@ -139,7 +140,7 @@ def _expand(
         for _, other in neighbours:
             if other in f.excluded or (f.include is not None and other not in f.include):
                 continue
-            inherited = INHERIT * sims.get(seed, 0.0)
+            inherited = s.inherit * sims.get(seed, 0.0)
             if inherited > sims.get(other, 0.0):
                 sims[other] = inherited
             pool.add([other], "expansion")
