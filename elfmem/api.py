@@ -6,6 +6,7 @@ behaviour lives anywhere else.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -17,6 +18,7 @@ from elfmem import guide as guide_mod
 from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
 from elfmem.adapters.llm import LLM, make_llm, resolve_check
+from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
@@ -340,12 +342,13 @@ class MemorySystem:
                 self._core, max_blocks, None, note=note, rescore=rescore, progress=progress
             )
         self_text = self._core.store.read_self()
+        before = usage_of(llm)
 
         def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
             a = analyse(llm, self_text, block.content, block.cue, lookalikes)
             return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
 
-        return dream_mod.dream(
+        result = dream_mod.dream(
             self._core,
             max_blocks,
             judge,
@@ -353,6 +356,7 @@ class MemorySystem:
             rescore=rescore,
             progress=progress,
         )
+        return dataclasses.replace(result, tokens=tokens_since(llm, before))
 
     @property
     def should_dream(self) -> bool:
