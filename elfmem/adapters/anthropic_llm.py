@@ -86,10 +86,11 @@ class AnthropicLLM:
     ) -> Message:
         import anthropic
 
+        # The Messages API of anthropic>=2 takes no temperature (the SDK refuses the argument),
+        # so ``llm.temperature`` applies to OpenAI-compatible models only.
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
-            "temperature": temperature,
             "messages": [{"role": "user", "content": prompt}],
             **extra,
         }
