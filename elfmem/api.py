@@ -17,7 +17,7 @@ from elfmem import config as config_mod
 from elfmem import guide as guide_mod
 from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
-from elfmem.adapters.llm import LLM, make_llm, resolve_check
+from elfmem.adapters.llm import LLM, key_env_for, make_llm, resolve_check
 from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
@@ -488,13 +488,7 @@ class MemorySystem:
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """
         llm_cfg = self._core.config.llm
-        key_env = llm_cfg.api_key_env or (
-            "ANTHROPIC_API_KEY"
-            if llm_cfg.model.startswith("claude-")
-            else "OPENAI_API_KEY"
-            if not llm_cfg.base_url
-            else ""
-        )
+        key_env = key_env_for(llm_cfg)
         probe = None
         if resolve and llm_cfg.model:
 

@@ -73,33 +73,43 @@ def make_llm(config: LLMConfig, root: Path | None = None) -> LLM | None:
             f"Set `max_retries: 2` (0 turns retries off) {_FIX}.",
         )
     base_url = config.base_url.strip()
-    key_env = config.api_key_env.strip()
+    key_env = key_env_for(config)
     if model.lower().startswith("claude-"):
         from elfmem.adapters.anthropic_llm import ANTHROPIC_URL, AnthropicLLM
 
         return AnthropicLLM(
             model,
-            key_env or "ANTHROPIC_API_KEY",
+            key_env,
             base_url or ANTHROPIC_URL,
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
     from elfmem.adapters.openai_llm import OPENAI_URL, OpenAILLM
 
-    base_url = base_url or OPENAI_URL
-    api_version = config.api_version.strip()
-    if not key_env and urlsplit(base_url).hostname == "api.openai.com":
-        key_env = "OPENAI_API_KEY"  # the official endpoint always needs a key; local ones rarely do
-    if not key_env and api_version:
-        key_env = "AZURE_OPENAI_API_KEY"  # Azure always needs one too
     return OpenAILLM(
         model,
-        base_url,
+        base_url or OPENAI_URL,
         key_env,
         timeout=config.timeout,
         max_retries=config.max_retries,
-        api_version=api_version,
+        api_version=config.api_version.strip(),
     )
+
+
+def key_env_for(config: LLMConfig) -> str:
+    """The variable the configured model's key is read from; empty when it needs none.
+
+    ``llm.api_key_env`` wins; otherwise Claude, OpenAI's own endpoint and Azure always need a key
+    (their SDKs' usual variables), and any other ``base_url`` is taken for a local server.
+    """
+    if config.api_key_env.strip():
+        return config.api_key_env.strip()
+    if config.model.strip().lower().startswith("claude-"):
+        return "ANTHROPIC_API_KEY"
+    if config.api_version.strip():
+        return "AZURE_OPENAI_API_KEY"
+    base_url = config.base_url.strip() or "https://api.openai.com/v1"
+    return "OPENAI_API_KEY" if urlsplit(base_url).hostname == "api.openai.com" else ""
 
 
 def resolve_check(llm: LLM) -> str:

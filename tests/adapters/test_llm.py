@@ -11,7 +11,7 @@ import pytest
 from elfmem.adapters.analysis import NEUTRAL, SYSTEM, Analysis, analyse, parse_analysis
 from elfmem.adapters.anthropic_llm import AnthropicLLM
 from elfmem.adapters.dotenv import load_dotenv, parse_dotenv
-from elfmem.adapters.llm import make_llm, resolve_check
+from elfmem.adapters.llm import key_env_for, make_llm, resolve_check
 from elfmem.adapters.openai_llm import OpenAILLM
 from elfmem.adapters.scripted import ScriptedLLM
 from elfmem.config import LLMConfig
@@ -265,3 +265,23 @@ def test_scripted_llm_with_a_responder_answers_every_call_after_the_queue() -> N
     llm.enqueue("queued")
     assert llm.complete("a", "b", max_tokens=1, temperature=0.0) == "queued"
     assert llm.complete("a", "b", max_tokens=1, temperature=0.0) == "a|b"
+
+
+@pytest.mark.parametrize(
+    ("config", "variable"),
+    [
+        (LLMConfig(model="claude-haiku-4-5-20251001"), "ANTHROPIC_API_KEY"),
+        (LLMConfig(model="gpt-4o-mini"), "OPENAI_API_KEY"),
+        (LLMConfig(model="gpt-4o-mini", base_url="https://api.openai.com/v1/"), "OPENAI_API_KEY"),
+        (
+            LLMConfig(model="dep", base_url="https://r.openai.azure.com", api_version="v"),
+            "AZURE_OPENAI_API_KEY",
+        ),
+        (LLMConfig(model="qwen", base_url="http://localhost:11434/v1"), ""),
+        (LLMConfig(model="claude-x", api_key_env=" MY_KEY "), "MY_KEY"),
+    ],
+)
+def test_key_env_for_names_the_variable_the_factory_and_doctor_read(
+    config: LLMConfig, variable: str
+) -> None:
+    assert key_env_for(config) == variable
