@@ -56,8 +56,8 @@ class OpenAILLM:
     def complete(self, system: str, prompt: str, *, max_tokens: int, temperature: float) -> str:
         message = self._call(system, prompt, max_tokens, temperature, {}).choices[0].message
         if message.refusal:
-            raise refused(self.identity, message.refusal, message.content or "")
-        return message.content or ""
+            raise refused(self.identity, message.refusal, _text(message.content))
+        return _text(message.content)
 
     def complete_json(
         self,
@@ -76,7 +76,7 @@ class OpenAILLM:
         }
         extra = {"response_format": response_format}
         choice = self._call(system, prompt, max_tokens, temperature, extra).choices[0]
-        text = choice.message.content or ""
+        text = _text(choice.message.content)
         if choice.message.refusal:
             raise refused(self.identity, choice.message.refusal, text)
         if choice.finish_reason == "length":
@@ -122,6 +122,13 @@ class OpenAILLM:
         details = usage.prompt_tokens_details
         cached = details.cached_tokens if details is not None else 0
         self.usage.add(usage.prompt_tokens, usage.completion_tokens, cached)
+
+
+def _text(content: object) -> str:
+    """The reply's text; some servers send a list of content parts instead of one string."""
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
 
 
 def _client(base_url: str, key: str, timeout: float, max_retries: int, api_version: str) -> OpenAI:

@@ -47,7 +47,13 @@ class Endpoint:
 
     @property
     def subject(self) -> str:
-        return f"The {_SUBJECTS.get(self.section, self.section)} endpoint {self.url}"
+        """``The LLM endpoint <url>``, to start a sentence with."""
+        return f"The {self.name}"
+
+    @property
+    def name(self) -> str:
+        """``LLM endpoint <url>``, to use within a sentence."""
+        return f"{_SUBJECTS.get(self.section, self.section)} endpoint {self.url}"
 
     def field(self, name: str) -> str:
         return f"`{self.section}.{name}`"
@@ -63,7 +69,7 @@ def translate(exc: Exception, sdk: ModuleType, where: Endpoint) -> ElfmemError:
         )
     if isinstance(exc, sdk.APIConnectionError):
         return ProviderError(
-            f"Cannot reach {where.subject}: {_cause(exc)}",
+            f"Cannot reach the {where.name}: {_cause(exc)}",
             f"Start the server or fix {where.field('base_url')} in {CONFIG_FILE}, then retry.",
         )
     if isinstance(exc, sdk.APIStatusError):

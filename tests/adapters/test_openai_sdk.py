@@ -73,6 +73,19 @@ def test_a_local_server_needs_no_key_and_a_missing_usage_still_counts_the_call(
     assert llm.usage.total.calls == 1 and llm.usage.total.input == 0
 
 
+def test_content_sent_as_a_list_of_parts_is_joined(provider: FakeProvider) -> None:
+    reply = openai_chat("x")
+    assert isinstance(reply.payload, dict)
+    parts = [
+        {"type": "text", "text": "part one, "},
+        {"type": "image"},
+        {"type": "text", "text": "two"},
+    ]
+    reply.payload["choices"][0]["message"]["content"] = parts
+    provider.script.append(reply)
+    assert ask(local(provider)) == "part one, two"
+
+
 def test_429_then_success_is_retried_by_the_sdk(provider: FakeProvider) -> None:
     provider.script += [openai_error(429, "slow down", FAST_RETRY), openai_chat("done")]
     llm = local(provider)
