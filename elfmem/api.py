@@ -6,6 +6,7 @@ behaviour lives anywhere else.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -16,7 +17,8 @@ from elfmem import config as config_mod
 from elfmem import guide as guide_mod
 from elfmem.adapters.analysis import analyse
 from elfmem.adapters.embedding import make_embedder
-from elfmem.adapters.llm import LLM, make_llm, resolve_check
+from elfmem.adapters.llm import LLM, key_env_for, make_llm, resolve_check
+from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.identity import setup
@@ -341,12 +343,13 @@ class MemorySystem(IdentityOperations):
                 self._core, max_blocks, None, note=note, rescore=rescore, progress=progress
             )
         self_text = self._core.store.read_self()
+        before = usage_of(llm)
 
         def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
             a = analyse(llm, self_text, block.content, block.cue, lookalikes)
             return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
 
-        return dream_mod.dream(
+        result = dream_mod.dream(
             self._core,
             max_blocks,
             judge,
@@ -354,6 +357,7 @@ class MemorySystem(IdentityOperations):
             rescore=rescore,
             progress=progress,
         )
+        return dataclasses.replace(result, tokens=tokens_since(llm, before))
 
     @property
     def should_dream(self) -> bool:
@@ -485,13 +489,7 @@ class MemorySystem(IdentityOperations):
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """
         llm_cfg = self._core.config.llm
-        key_env = llm_cfg.api_key_env or (
-            "ANTHROPIC_API_KEY"
-            if llm_cfg.model.startswith("claude-")
-            else "OPENAI_API_KEY"
-            if not llm_cfg.base_url
-            else ""
-        )
+        key_env = key_env_for(llm_cfg)
         probe = None
         if resolve and llm_cfg.model:
 

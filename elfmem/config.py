@@ -33,6 +33,11 @@ class LLMConfig:
     temperature: float = 0.0
     max_tokens: int = 512
     timeout: float = 60.0
+    """Seconds one attempt may take before the SDK gives up on it."""
+    max_retries: int = 2
+    """Retries of a transient failure (429, 5xx, timeout) before it is an error; 0 turns off."""
+    api_version: str = ""
+    """Azure OpenAI's API version; set, it routes to Azure (``model`` is the deployment)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class EmbeddingsConfig:
     base_url: str = ""
     api_key_env: str = ""
     path: str = ""
+    timeout: float = 30.0
+    max_retries: int = 2
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,25 @@ class ConfigError(ElfmemError):
 
 class ModelMismatch(ElfmemError):
     """The index was built with another embedding model; mixing vectors would corrupt ranking."""
+
+
+class ProviderError(ElfmemError):
+    """A remote model endpoint failed: rate limit, timeout, server error or unreachable host.
+
+    ``status`` is the HTTP status when the server answered (0 when it never did).
+    """
+
+    def __init__(self, message: str, recovery: str = "", status: int = 0) -> None:
+        super().__init__(message, recovery)
+        self.status = status
+
+
+class ModelReplyError(ElfmemError):
+    """The model answered, but not usably (not the asked-for shape, or a refusal).
+
+    ``raw`` keeps the reply exactly as it came, so nothing the model said is lost.
+    """
+
+    def __init__(self, message: str, recovery: str = "", raw: str = "") -> None:
+        super().__init__(message, recovery)
+        self.raw = raw

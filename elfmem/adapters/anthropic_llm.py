@@ -1,21 +1,30 @@
-"""Claude through Anthropic's Messages API, with the standard library instead of the SDK.
+"""Claude through the official ``anthropic`` SDK, with the stable system prompt cached.
 
-Dream makes one short call per block, so a plain HTTPS POST is all it needs; keeping the SDK out
-keeps the install small and the retry policy identical to the OpenAI-compatible adapter's.
+Dream sends the same system text with every block, so it carries ``cache_control``: once it is
+long enough for the provider to cache, later calls read it at a fraction of the price (the
+``cache_read`` tokens in a result). Structured answers use a forced tool whose ``input_schema`` is
+the shape asked for. The SDK owns retries and timeouts and is imported only when a client is built.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from elfmem.adapters.endpoint import RETRIES, JsonEndpoint, require_key
+from elfmem.adapters.provider_errors import Endpoint, require_key, translate
+from elfmem.adapters.structured import checked, refused
+from elfmem.adapters.usage import Meter
+from elfmem.errors import ModelReplyError
+
+if TYPE_CHECKING:
+    from anthropic.types import Message
 
 ANTHROPIC_URL = "https://api.anthropic.com"
-ANTHROPIC_VERSION = "2023-06-01"
 
 
 class AnthropicLLM:
-    """POSTs one turn to ``{base_url}/v1/messages`` and joins the text blocks of the answer."""
+    """One turn to ``{base_url}/v1/messages``; ``usage`` meters tokens and cache reads/writes."""
 
     def __init__(
         self,
@@ -24,22 +33,18 @@ class AnthropicLLM:
         base_url: str = ANTHROPIC_URL,
         *,
         timeout: float = 60.0,
-        retries: int = RETRIES,
-        backoff: float = 1.0,
+        max_retries: int = 2,
     ) -> None:
+        import anthropic
+
         self.model = model
-        # Like the SDK, base_url is the host; tolerate one written with the /v1 suffix.
+        # The SDK's base_url is the host; tolerate one written with the /v1 suffix.
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
+        self.usage = Meter()
         key = require_key(api_key_env, "llm")
-        headers = {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
-        self._endpoint = JsonEndpoint(
-            "llm",
-            f"{self.base_url}/v1/messages",
-            headers,
-            timeout=timeout,
-            retries=retries,
-            backoff=backoff,
-            key_env=api_key_env,
+        self._where = Endpoint("llm", self.base_url, api_key_env, timeout, max_retries)
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=self.base_url, timeout=timeout, max_retries=max_retries
         )
 
     @property
@@ -49,22 +54,65 @@ class AnthropicLLM:
         return f"anthropic:{self.model}@{self.base_url}"
 
     def complete(self, system: str, prompt: str, *, max_tokens: int, temperature: float) -> str:
-        body: dict[str, object] = {
+        return _text(self._call(system, prompt, max_tokens, temperature, {}))
+
+    def complete_json(
+        self,
+        system: str,
+        prompt: str,
+        schema: Mapping[str, Any],
+        *,
+        name: str,
+        max_tokens: int,
+        temperature: float,
+    ) -> dict[str, Any]:
+        """The reply as an object fitting ``schema``: the input of a tool the model must call."""
+        tool = {"name": name, "description": "Record your answer.", "input_schema": dict(schema)}
+        extra = {"tools": [tool], "tool_choice": {"type": "tool", "name": name}}
+        message = self._call(system, prompt, max_tokens, temperature, extra)
+        for block in message.content:
+            if block.type == "tool_use" and block.name == name:
+                return checked(block.input, schema, json.dumps(block.input), self.identity)
+        raise ModelReplyError(
+            f"{self.identity} answered without calling the `{name}` tool "
+            f"(stop_reason {message.stop_reason}).",
+            "Retry, or raise `llm.max_tokens` if the answer was cut off (the raw reply is on "
+            "`.raw`).",
+            raw=_text(message),
+        )
+
+    def _call(
+        self, system: str, prompt: str, max_tokens: int, temperature: float, extra: dict[str, Any]
+    ) -> Message:
+        import anthropic
+
+        # The Messages API of anthropic>=2 takes no temperature (the SDK refuses the argument),
+        # so ``llm.temperature`` applies to OpenAI-compatible models only.
+        body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
-            "temperature": temperature,
             "messages": [{"role": "user", "content": prompt}],
+            **extra,
         }
         if system:
-            body["system"] = system
-        return self._text(self._endpoint.post(body))
-
-    def _text(self, data: Any) -> str:
-        content = data.get("content") if isinstance(data, dict) else None
-        if not isinstance(content, list):
-            raise self._endpoint.shape_error("no `content` list of blocks")
-        return "".join(
-            str(block.get("text", ""))
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text"
+            body["system"] = [
+                {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
+            ]
+        try:
+            message: Message = self._client.messages.create(**body)
+        except (anthropic.AnthropicError, ValueError) as exc:
+            raise translate(exc, anthropic, self._where) from exc
+        usage = message.usage
+        self.usage.add(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
         )
+        if message.stop_reason == "refusal":
+            raise refused(self.identity, "stop_reason refusal", _text(message))
+        return message
+
+
+def _text(message: Message) -> str:
+    return "".join(block.text for block in message.content if block.type == "text")

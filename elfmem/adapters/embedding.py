@@ -108,10 +108,16 @@ def _openai(fields: Mapping[str, object]) -> Embedder:
     if not key_env and base_url == OPENAI_URL:
         key_env = "OPENAI_API_KEY"  # the official endpoint always needs a key; local ones rarely do
     timeout = fields.get("timeout", 30.0)
-    retries = fields.get("retries", 3)
-    if not isinstance(timeout, int | float) or not isinstance(retries, int):
+    retries = fields.get("max_retries", fields.get("retries", 2))  # `retries`: the old key
+    if (
+        not isinstance(timeout, int | float)
+        or timeout <= 0
+        or not isinstance(retries, int)
+        or retries < 0
+    ):
         raise ConfigError(
-            "embeddings.timeout must be a number and embeddings.retries an integer.",
+            "embeddings.timeout must be a positive number and embeddings.max_retries a "
+            "non-negative integer.",
             f"{_SECTION_HINT}.",
         )
     return OpenAICompatEmbedder(model, base_url, key_env, dimensions, float(timeout), retries)

@@ -1,26 +1,32 @@
-"""Embeddings from any OpenAI-compatible ``/embeddings`` endpoint, with only the standard library.
+"""Embeddings from any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
 
-The same request shape serves OpenAI, LM Studio, Ollama and most hosted providers, so one small
-client covers them all without an SDK dependency. The transport, with its retries and errors, is
-the one the LLM adapters use (``elfmem.adapters.endpoint``).
+The same request serves OpenAI, Azure-style proxies, LM Studio, Ollama, vLLM and most hosted
+providers. The SDK owns retries and timeouts (``embeddings.max_retries``, ``embeddings.timeout``)
+and is imported only when texts are first embedded, never at ``import elfmem``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
-from elfmem.adapters.endpoint import RETRIES, JsonEndpoint, require_key
-from elfmem.errors import ConfigError
+from elfmem.adapters.provider_errors import Endpoint, require_key, translate
+from elfmem.adapters.usage import Meter
+from elfmem.errors import ConfigError, ModelReplyError
+
+if TYPE_CHECKING:
+    from openai import OpenAI
 
 MAX_BATCH = 256
+NO_KEY = "not-needed"
+"""What a local server that checks no key is sent: the SDK refuses to build a client without one."""
 
 
 class OpenAICompatEmbedder:
-    """POSTs batches of texts to ``{base_url}/embeddings`` and returns normalised float32 rows."""
+    """Sends batches of texts to ``{base_url}/embeddings``; returns normalised float32 rows."""
 
     def __init__(
         self,
@@ -29,19 +35,19 @@ class OpenAICompatEmbedder:
         api_key_env: str,
         dimensions: int,
         timeout: float = 30.0,
-        retries: int = RETRIES,
+        max_retries: int = 2,
         *,
         batch_size: int = MAX_BATCH,
-        backoff: float = 1.0,
     ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
         self.timeout = timeout
-        self.retries = max(0, retries)
+        self.max_retries = max(0, max_retries)
         self.batch_size = max(1, min(batch_size, MAX_BATCH))
-        self.backoff = backoff
+        self.usage = Meter()
         self._dimensions = dimensions
+        self._where = Endpoint("embeddings", self.base_url, api_key_env, timeout, self.max_retries)
 
     @property
     def identity(self) -> str:
@@ -53,43 +59,54 @@ class OpenAICompatEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         batch = text_list(texts)
-        endpoint = self._endpoint()
         out = np.zeros((len(batch), self._dimensions), dtype=np.float32)
         # Empty texts are refused by OpenAI; they carry no meaning, so they get a zero row.
         todo = [i for i, text in enumerate(batch) if text.strip()]
+        if not todo:
+            return out
+        client = self._client()
         for start in range(0, len(todo), self.batch_size):
             rows = todo[start : start + self.batch_size]
-            out[rows] = self._request(endpoint, [batch[i] for i in rows])
+            out[rows] = self._request(client, [batch[i] for i in rows])
         return normalise_rows(out)
 
-    def _endpoint(self) -> JsonEndpoint:
+    def _client(self) -> OpenAI:
         """Read the key now, not at construction: a config can name it before it is exported."""
-        headers: dict[str, str] = {}
-        if self.api_key_env:
-            key = require_key(self.api_key_env, "embeddings")
-            headers["Authorization"] = f"Bearer {key}"
-        return JsonEndpoint(
-            "embeddings",
-            f"{self.base_url}/embeddings",
-            headers,
-            timeout=self.timeout,
-            retries=self.retries,
-            backoff=self.backoff,
-            key_env=self.api_key_env,
+        import openai
+
+        key = require_key(self.api_key_env, "embeddings") if self.api_key_env else NO_KEY
+        return openai.OpenAI(
+            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
         )
 
-    def _request(self, endpoint: JsonEndpoint, texts: list[str]) -> Matrix:
-        body: dict[str, object] = {"model": self.model, "input": texts}
-        if self.model.startswith("text-embedding-3"):
-            body["dimensions"] = self._dimensions  # only these models accept shortening
-        return self._parse(endpoint, endpoint.post(body), len(texts))
+    def _request(self, client: OpenAI, texts: list[str]) -> Matrix:
+        import openai
 
-    def _parse(self, endpoint: JsonEndpoint, answer: Any, expected: int) -> Matrix:
+        extra: dict[str, Any] = {}
+        if self.model.startswith("text-embedding-3"):
+            extra["dimensions"] = self._dimensions  # only these models accept shortening
         try:
-            items = sorted(answer["data"], key=lambda item: int(item.get("index", 0)))
-            rows = np.array([item["embedding"] for item in items], dtype=np.float32)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise endpoint.shape_error(f"no data[].embedding rows ({exc!r})") from exc
+            answer = client.embeddings.create(
+                model=self.model, input=texts, encoding_format="float", **extra
+            )
+        except (openai.OpenAIError, ValueError) as exc:
+            raise translate(exc, openai, self._where) from exc
+        if answer.usage is not None:
+            self.usage.add(answer.usage.prompt_tokens, 0)
+        return self._rows(answer.data, len(texts))
+
+    def _rows(self, data: Sequence[Any], expected: int) -> Matrix:
+        try:
+            items = sorted(data, key=lambda item: int(item.index))
+            rows = np.array([item.embedding for item in items], dtype=np.float32)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ModelReplyError(
+                f"The embedding endpoint {self.base_url} answered without data[].embedding "
+                f"rows ({exc!r}).",
+                "Check `embeddings.model` and `embeddings.base_url` in .elfmem/config.yaml "
+                "(an OpenAI-compatible base_url ends in /v1).",
+                raw=repr(data)[:2000],
+            ) from exc
         if rows.shape != (expected, self._dimensions):
             raise ConfigError(
                 f"The endpoint returned vectors of shape {rows.shape}, expected "

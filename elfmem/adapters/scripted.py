@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 
+from elfmem.adapters.usage import Meter
 from elfmem.errors import ElfmemError
 
 Reply = str | Exception
@@ -20,13 +21,15 @@ class ScriptedLLM:
     """Answers from queued replies first, then from ``responder(system, prompt)`` if given.
 
     ``ScriptedLLM(["a", "b"])`` answers "a" then "b" and then raises; ``ScriptedLLM(fn)`` answers
-    every call with ``fn(system, prompt)``. ``calls`` holds each ``(system, prompt)`` received.
+    every call with ``fn(system, prompt)``. ``calls`` holds each ``(system, prompt)`` received;
+    ``usage`` counts the calls and no tokens (a script has none to report).
     """
 
     identity = "scripted"
 
     def __init__(self, replies: Iterable[Reply] | Responder = ()) -> None:
         self.calls: list[tuple[str, str]] = []
+        self.usage = Meter()
         self._queue: deque[Reply] = deque()
         self._responder: Responder | None = None
         if callable(replies):
@@ -44,6 +47,7 @@ class ScriptedLLM:
 
     def complete(self, system: str, prompt: str, *, max_tokens: int, temperature: float) -> str:
         self.calls.append((system, prompt))
+        self.usage.add(0, 0)
         if self._queue:
             reply = self._queue.popleft()
             if isinstance(reply, Exception):

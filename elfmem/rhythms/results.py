@@ -6,6 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation", "calls")
+"""The keys of a ``tokens`` object (``elfmem.adapters.usage`` fills them from the SDKs)."""
+
 
 @dataclass(frozen=True)
 class Result:
@@ -202,6 +205,9 @@ class DreamResult(Result):
     """What deep sleep did; empty when ``rescore`` was not asked for."""
     retagged: list[str] = field(default_factory=list)
     """Rescored blocks that gained tags (written in this run's commit)."""
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
+    """What the model calls cost: ``{input, output, cache_read, cache_creation, calls}``
+    (zero without an LLM; a scripted model counts calls only)."""
 
     @property
     def summary(self) -> str:

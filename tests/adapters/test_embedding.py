@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +14,15 @@ from elfmem.adapters.mock import MockEmbedder
 from elfmem.adapters.openai_compat import OpenAICompatEmbedder
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, StaticEmbedder
 from elfmem.config import EmbeddingsConfig
-from elfmem.errors import ConfigError, ElfmemError, InvalidInput
+from elfmem.errors import ConfigError, ElfmemError, InvalidInput, ProviderError
+from tests.adapters.fake_provider import (
+    FAST_RETRY,
+    FakeProvider,
+    Reply,
+    Seen,
+    openai_embeddings,
+    openai_error,
+)
 
 # Cosines of the shipped model (minilm-l6-m2v-256-f16), measured when it was built. Downstream
 # thresholds (near-duplicate 0.95, supersede 0.90, edges 0.45) are judged against these values.
@@ -182,155 +186,114 @@ def test_mock_zero_text_and_bad_dimensions() -> None:
         MockEmbedder(0)
 
 
-# ---- the OpenAI-compatible client against a loopback stub ------------------------------------
-
-Reply = tuple[int, dict[str, str], bytes]
+# ---- the OpenAI-compatible client on the openai SDK, against the fake provider ------------------
 
 
-class Stub:
-    """A loopback /v1/embeddings server: scripted replies first, then vectors from text lengths."""
-
-    def __init__(self, dims: int) -> None:
-        self.dims = dims
-        self.script: list[Reply] = []
-        self.requests: list[tuple[dict[str, str], dict[str, object]]] = []
-
-    def answer(self, headers: dict[str, str], body: dict[str, object]) -> Reply:
-        self.requests.append((headers, body))
-        if self.script:
-            return self.script.pop(0)
-        texts = body["input"]
-        assert isinstance(texts, list)
-        # Unnormalised, returned in reverse order: the client must sort by index and normalise.
-        data = [
-            {
-                "object": "embedding",
-                "index": i,
-                "embedding": [float(len(t)), 1.0] + [0.0] * (self.dims - 2),
-            }
-            for i, t in reversed(list(enumerate(texts)))
-        ]
-        return (
-            200,
-            {},
-            json.dumps({"object": "list", "data": data, "model": body["model"]}).encode(),
-        )
+def lengths(seen: Seen) -> Reply:
+    """Vectors from text lengths, unnormalised and in reverse order: the client must sort by index
+    and normalise."""
+    texts = seen.body["input"]
+    assert isinstance(texts, list)
+    rows = [[float(len(t)), 1.0, 0.0, 0.0] for t in texts]
+    reply = openai_embeddings(rows)
+    assert isinstance(reply.payload, dict)
+    reply.payload["data"].reverse()
+    return reply
 
 
-@pytest.fixture
-def stub() -> Iterator[tuple[Stub, str]]:
-    state = Stub(dims=4)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server hook name
-            length = int(self.headers["Content-Length"])
-            body = json.loads(self.rfile.read(length))
-            status, headers, payload = state.answer(dict(self.headers), body)
-            self.send_response(status)
-            for key, value in {"Content-Type": "application/json", **headers}.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-def client(url: str, key_env: str = "", retries: int = 3) -> OpenAICompatEmbedder:
-    return OpenAICompatEmbedder("nomic-embed-text", url, key_env, 4, 5.0, retries, backoff=0.0)
+def client(provider: FakeProvider, key_env: str = "", retries: int = 2) -> OpenAICompatEmbedder:
+    provider.answer = provider.answer or lengths
+    return OpenAICompatEmbedder("nomic-embed-text", provider.url + "/v1", key_env, 4, 5.0, retries)
 
 
 def test_openai_batches_sorts_normalises_and_sends_the_key(
-    stub: tuple[Stub, str], monkeypatch: pytest.MonkeyPatch
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state, url = stub
     monkeypatch.setenv("STUB_KEY", "local-test-key")
     texts = [f"text number {i}" for i in range(600)] + [""]
-    vectors = client(url, "STUB_KEY").embed(texts)
-    assert [len(body["input"]) for _, body in state.requests] == [256, 256, 88]  # type: ignore[arg-type]
-    assert all(h["Authorization"] == "Bearer local-test-key" for h, _ in state.requests)
-    assert state.requests[0][1]["model"] == "nomic-embed-text"
-    assert "dimensions" not in state.requests[0][1]
+    embedder = client(provider, "STUB_KEY")
+    vectors = embedder.embed(texts)
+    assert [len(seen.body["input"]) for seen in provider.seen] == [256, 256, 88]
+    assert all(seen.path == "/v1/embeddings" for seen in provider.seen)
+    assert all(s.headers["authorization"] == "Bearer local-test-key" for s in provider.seen)
+    assert provider.seen[0].body["model"] == "nomic-embed-text"
+    assert provider.seen[0].body["encoding_format"] == "float"
+    assert "dimensions" not in provider.seen[0].body
     expected = np.array([len("text number 7"), 1.0, 0, 0]) / np.hypot(len("text number 7"), 1.0)
     np.testing.assert_allclose(vectors[7], expected, rtol=1e-6)
     assert vectors.dtype == np.float32 and vectors.shape == (601, 4)
     assert not vectors[600].any()  # the empty text was never sent
+    assert embedder.usage.total.calls == 3 and embedder.usage.total.input == 3 * 600
 
 
 def test_openai_local_server_needs_no_key_and_identity_names_the_endpoint(
-    stub: tuple[Stub, str],
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state, url = stub
-    embedder = client(url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    embedder = client(provider)
     embedder.embed(["hello"])
-    assert "Authorization" not in state.requests[0][0]
-    assert embedder.identity == f"openai:nomic-embed-text:4@{url}"
+    assert provider.seen[0].headers["authorization"] == "Bearer not-needed"
+    assert embedder.identity == f"openai:nomic-embed-text:4@{provider.url}/v1"
     assert embedder.embed([]).shape == (0, 4)
+    assert len(provider.seen) == 1
 
 
 def test_openai_missing_key_is_a_config_error_before_any_request(
-    stub: tuple[Stub, str], monkeypatch: pytest.MonkeyPatch
+    provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    state, url = stub
     monkeypatch.delenv("ELFMEM_TEST_ABSENT_KEY", raising=False)
     with pytest.raises(ConfigError) as caught:
-        client(url, "ELFMEM_TEST_ABSENT_KEY").embed(["hello"])
+        client(provider, "ELFMEM_TEST_ABSENT_KEY").embed(["hello"])
     assert "ELFMEM_TEST_ABSENT_KEY" in caught.value.message
     assert "export ELFMEM_TEST_ABSENT_KEY" in caught.value.recovery
-    assert state.requests == []
+    assert provider.seen == []
 
 
-def test_openai_retries_transient_failures(stub: tuple[Stub, str]) -> None:
-    state, url = stub
-    state.script = [
-        (503, {}, b"busy"),
-        (429, {"Retry-After": "0"}, b'{"error": {"message": "slow down"}}'),
+def test_openai_retries_429_and_5xx_then_succeeds(provider: FakeProvider) -> None:
+    provider.script = [
+        openai_error(503, "busy", FAST_RETRY),
+        openai_error(429, "slow down", FAST_RETRY),
     ]
-    assert client(url).embed(["hello"]).shape == (1, 4)
-    assert len(state.requests) == 3
+    assert client(provider).embed(["hello"]).shape == (1, 4)
+    assert len(provider.seen) == 3
 
 
-def test_openai_gives_up_with_the_server_message(stub: tuple[Stub, str]) -> None:
-    state, url = stub
-    state.script = [(500, {}, b'{"error": {"message": "model crashed"}}')] * 3
-    with pytest.raises(ElfmemError, match="HTTP 500: model crashed") as caught:
-        client(url, retries=2).embed(["hello"])
+def test_openai_gives_up_with_the_server_message(provider: FakeProvider) -> None:
+    provider.script = [openai_error(500, "model crashed", FAST_RETRY)] * 3
+    with pytest.raises(ProviderError, match="HTTP 500: model crashed") as caught:
+        client(provider, retries=2).embed(["hello"])
     assert caught.value.recovery
-    assert len(state.requests) == 3
-    state.script = [(401, {}, b'{"error": {"message": "bad key"}}')]
+    assert len(provider.seen) == 3
+    provider.script = [openai_error(401, "bad key")]
     with pytest.raises(ConfigError, match="bad key") as caught:
-        client(url).embed(["hello"])
+        client(provider).embed(["hello"])
     assert "`embeddings.api_key_env`" in caught.value.recovery
-    state.script = [(404, {}, b'{"error": "model not found"}')]
-    with pytest.raises(ElfmemError, match="model not found") as caught:
-        client(url).embed(["hello"])
+    provider.script = [openai_error(404, "model not found")]
+    with pytest.raises(ProviderError, match="model not found") as caught:
+        client(provider).embed(["hello"])
     assert "embeddings.model" in caught.value.recovery
 
 
-def test_openai_wrong_shape_and_unreachable_server(stub: tuple[Stub, str]) -> None:
-    state, url = stub
-    state.script = [
-        (200, {}, json.dumps({"data": [{"index": 0, "embedding": [1.0] * 3}]}).encode())
-    ]
+def test_openai_timeout_is_a_provider_error_pointing_at_the_timeout(
+    provider: FakeProvider,
+) -> None:
+    provider.script = [Reply(200, {}, hold=True)]
+    embedder = OpenAICompatEmbedder("m", provider.url + "/v1", "", 4, 0.3, 0)
+    with pytest.raises(ProviderError, match="did not answer within 0.3s") as caught:
+        embedder.embed(["hello"])
+    assert "`embeddings.timeout`" in caught.value.recovery
+
+
+def test_openai_wrong_shape_and_unreachable_server(provider: FakeProvider) -> None:
+    provider.script = [openai_embeddings([[1.0] * 3])]
     with pytest.raises(ConfigError, match="expected"):
-        client(url).embed(["hello"])
-    state.script = [(200, {}, b"<html>not json</html>")]
-    with pytest.raises(ElfmemError, match="unexpected shape"):
-        client(url).embed(["hello"])
-    closed = url.rsplit(":", 1)[0] + ":9/v1"  # discard port: nothing listens on loopback
+        client(provider).embed(["hello"])
+    provider.script = [Reply(200, b"<html>not json</html>")]
+    with pytest.raises(ProviderError, match="not JSON"):
+        client(provider).embed(["hello"])
+    closed = OpenAICompatEmbedder("m", "http://127.0.0.1:9/v1", "", 4, 5.0, 0)  # discard port
     with pytest.raises(ElfmemError, match="Cannot reach") as caught:
-        client(closed, retries=1).embed(["hello"])
+        closed.embed(["hello"])
     assert "base_url" in caught.value.recovery
 
 
@@ -388,7 +351,7 @@ def test_every_embedder_fits_the_protocol() -> None:
     embedders: list[Embedder] = [
         MockEmbedder(16),
         StaticEmbedder(),
-        client("http://127.0.0.1:9/v1"),
+        OpenAICompatEmbedder("m", "http://127.0.0.1:9/v1", "", 4),
     ]
     for embedder in embedders:
         assert isinstance(embedder.identity, str) and embedder.identity

@@ -1,131 +1,21 @@
-"""LLM adapters: factory routing, both providers against loopback stubs, .env, analysis parsing."""
+"""The LLM factory, .env, analysis parsing and the scripted model (the SDK adapters have their own
+files, run against tests/adapters/fake_provider.py)."""
 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from elfmem.adapters.analysis import NEUTRAL, SYSTEM, Analysis, analyse, parse_analysis
-from elfmem.adapters.anthropic_llm import ANTHROPIC_VERSION, AnthropicLLM
+from elfmem.adapters.anthropic_llm import AnthropicLLM
 from elfmem.adapters.dotenv import load_dotenv, parse_dotenv
-from elfmem.adapters.endpoint import retry_wait
-from elfmem.adapters.llm import make_llm, resolve_check
+from elfmem.adapters.llm import key_env_for, make_llm, resolve_check
 from elfmem.adapters.openai_llm import OpenAILLM
 from elfmem.adapters.scripted import ScriptedLLM
 from elfmem.config import LLMConfig
 from elfmem.errors import ConfigError, ElfmemError
-
-# ---- a loopback server that answers from a script ----------------------------------------------
-
-
-@dataclass
-class Reply:
-    status: int
-    payload: object
-    headers: dict[str, str] = field(default_factory=dict)
-    hold: bool = False  # answer only after the test ends: the client must time out first
-
-
-@dataclass
-class Seen:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, object]
-
-
-@dataclass
-class Stub:
-    url: str
-    script: list[Reply] = field(default_factory=list)
-    seen: list[Seen] = field(default_factory=list)
-    release: threading.Event = field(default_factory=threading.Event)
-    fallback: Reply = field(default_factory=lambda: Reply(500, {"error": "script exhausted"}))
-
-    def next_reply(self) -> Reply:
-        return self.script.pop(0) if self.script else self.fallback
-
-
-@pytest.fixture
-def stub() -> Iterator[Stub]:
-    state = Stub("")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server hook name
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            state.seen.append(
-                Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            )
-            reply = state.next_reply()
-            if reply.hold:
-                state.release.wait(10)
-            payload = json.dumps(reply.payload).encode()
-            try:
-                self.send_response(reply.status)
-                for key, value in {"Content-Type": "application/json", **reply.headers}.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except OSError:
-                pass  # the client already gave up on a held reply
-
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        state.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-def anthropic_ok(text: str) -> Reply:
-    return Reply(
-        200,
-        {
-            "type": "message",
-            "role": "assistant",
-            "stop_reason": "end_turn",
-            "content": [{"type": "text", "text": text}],
-        },
-    )
-
-
-def openai_ok(text: str | None) -> Reply:
-    return Reply(
-        200,
-        {
-            "object": "chat.completion",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
-                }
-            ],
-        },
-    )
-
-
-@pytest.fixture
-def keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test")
-    monkeypatch.setenv("STUB_KEY", "stub-key")
-
 
 # ---- the factory ------------------------------------------------------------------------------
 
@@ -191,175 +81,6 @@ def test_factory_reads_the_key_from_the_project_env_file(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-from-dotenv\n")
     assert isinstance(make_llm(LLMConfig(model="claude-sonnet-4-5"), tmp_path), AnthropicLLM)
-
-
-# ---- the Anthropic adapter --------------------------------------------------------------------
-
-
-@pytest.mark.usefixtures("keys")
-def test_anthropic_posts_messages_with_key_version_and_body(stub: Stub) -> None:
-    stub.script.append(anthropic_ok("hello"))
-    llm = AnthropicLLM("claude-haiku-4-5-20251001", base_url=stub.url + "/v1", backoff=0.0)
-    assert llm.complete("be brief", "say hi", max_tokens=64, temperature=0.2) == "hello"
-    [seen] = stub.seen
-    assert seen.path == "/v1/messages"
-    assert seen.headers["x-api-key"] == "sk-ant-test"
-    assert seen.headers["anthropic-version"] == ANTHROPIC_VERSION
-    assert seen.headers["content-type"] == "application/json"
-    assert "authorization" not in seen.headers
-    assert seen.body == {
-        "model": "claude-haiku-4-5-20251001",
-        "max_tokens": 64,
-        "temperature": 0.2,
-        "system": "be brief",
-        "messages": [{"role": "user", "content": "say hi"}],
-    }
-    assert llm.identity == f"anthropic:claude-haiku-4-5-20251001@{stub.url}"
-
-
-@pytest.mark.usefixtures("keys")
-def test_anthropic_joins_text_blocks_and_skips_others(stub: Stub) -> None:
-    stub.script.append(
-        Reply(
-            200,
-            {
-                "content": [
-                    {"type": "thinking", "thinking": "hmm"},
-                    {"type": "text", "text": "part one, "},
-                    {"type": "text", "text": "part two"},
-                ]
-            },
-        )
-    )
-    llm = AnthropicLLM("claude-x", base_url=stub.url, backoff=0.0)
-    assert llm.complete("", "q", max_tokens=8, temperature=0.0) == "part one, part two"
-    assert "system" not in stub.seen[0].body
-
-
-@pytest.mark.usefixtures("keys")
-def test_anthropic_retries_overload_then_succeeds(stub: Stub) -> None:
-    stub.script += [
-        Reply(529, {"type": "error", "error": {"message": "Overloaded"}}),
-        anthropic_ok("fine"),
-    ]
-    llm = AnthropicLLM("claude-x", base_url=stub.url, backoff=0.0)
-    assert llm.complete("", "q", max_tokens=8, temperature=0.0) == "fine"
-    assert len(stub.seen) == 2
-
-
-@pytest.mark.usefixtures("keys")
-def test_anthropic_unexpected_shape_is_an_elfmem_error(stub: Stub) -> None:
-    stub.script.append(Reply(200, {"id": "msg_1"}))
-    llm = AnthropicLLM("claude-x", base_url=stub.url, backoff=0.0)
-    with pytest.raises(ElfmemError, match="unexpected shape"):
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-
-
-# ---- the OpenAI-compatible adapter ------------------------------------------------------------
-
-
-@pytest.mark.usefixtures("keys")
-def test_openai_posts_chat_completions_with_bearer_key(stub: Stub) -> None:
-    stub.script.append(openai_ok("hi there"))
-    llm = OpenAILLM("gpt-test", stub.url + "/v1/", "STUB_KEY", backoff=0.0)
-    assert llm.complete("sys", "user text", max_tokens=100, temperature=0.0) == "hi there"
-    [seen] = stub.seen
-    assert seen.path == "/v1/chat/completions"
-    assert seen.headers["authorization"] == "Bearer stub-key"
-    assert seen.body == {
-        "model": "gpt-test",
-        "messages": [
-            {"role": "system", "content": "sys"},
-            {"role": "user", "content": "user text"},
-        ],
-        "temperature": 0.0,
-        "max_tokens": 100,
-    }
-
-
-def test_openai_local_server_gets_no_authorization_header(stub: Stub) -> None:
-    stub.script.append(openai_ok(None))
-    llm = OpenAILLM("local", stub.url + "/v1", "", backoff=0.0)
-    assert llm.complete("", "q", max_tokens=8, temperature=0.0) == ""
-    assert "authorization" not in stub.seen[0].headers
-    assert stub.seen[0].body["messages"] == [{"role": "user", "content": "q"}]
-
-
-def test_openai_retries_429_then_succeeds(stub: Stub) -> None:
-    stub.script += [
-        Reply(429, {"error": {"message": "slow down"}}),
-        Reply(503, {"error": "busy"}),
-        openai_ok("done"),
-    ]
-    llm = OpenAILLM("local", stub.url + "/v1", backoff=0.0)
-    assert llm.complete("", "q", max_tokens=8, temperature=0.0) == "done"
-    assert len(stub.seen) == 3
-
-
-def test_openai_gives_up_after_the_retries_with_the_server_message(stub: Stub) -> None:
-    stub.script += [Reply(500, {"error": {"message": "kaput"}})] * 3
-    llm = OpenAILLM("local", stub.url + "/v1", retries=2, backoff=0.0)
-    with pytest.raises(ElfmemError, match="HTTP 500: kaput"):
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-    assert len(stub.seen) == 3
-
-
-def test_openai_bad_request_fails_at_once_pointing_at_the_config(stub: Stub) -> None:
-    stub.script.append(Reply(404, {"error": {"message": "model 'nope' not found"}}))
-    llm = OpenAILLM("nope", stub.url + "/v1", backoff=0.0)
-    with pytest.raises(ElfmemError) as info:
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-    assert len(stub.seen) == 1
-    assert "not found" in info.value.message and "`llm.model`" in info.value.recovery
-
-
-@pytest.mark.usefixtures("keys")
-def test_openai_rejected_key_is_a_config_error_naming_the_variable(stub: Stub) -> None:
-    stub.script.append(Reply(401, {"error": {"message": "Incorrect API key"}}))
-    llm = OpenAILLM("gpt-test", stub.url + "/v1", "STUB_KEY", backoff=0.0)
-    with pytest.raises(ConfigError) as info:
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-    assert "$STUB_KEY" in info.value.recovery
-    assert len(stub.seen) == 1
-
-
-def test_openai_timeout_is_retried_then_succeeds(stub: Stub) -> None:
-    stub.script.append(Reply(200, {}, hold=True))
-    stub.fallback = openai_ok("second try")  # a busy machine may time out more than once
-    llm = OpenAILLM("local", stub.url + "/v1", timeout=1.0, backoff=0.0)
-    assert llm.complete("", "q", max_tokens=8, temperature=0.0) == "second try"
-    assert len(stub.seen) >= 2
-
-
-def test_openai_timeout_on_the_last_attempt_is_an_elfmem_error(stub: Stub) -> None:
-    stub.script.append(Reply(200, {}, hold=True))
-    llm = OpenAILLM("local", stub.url + "/v1", timeout=0.5, retries=0, backoff=0.0)
-    with pytest.raises(ElfmemError, match="timed out") as info:
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-    assert "timeout" in info.value.recovery
-
-
-def test_refused_connection_fails_without_retrying() -> None:
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
-    llm = OpenAILLM("local", dead, retries=3, backoff=60.0)  # a retry would wait a minute
-    with pytest.raises(ElfmemError, match="Cannot reach") as info:
-        llm.complete("", "q", max_tokens=8, temperature=0.0)
-    assert "base_url" in info.value.recovery
-
-
-def test_openai_official_endpoint_uses_max_completion_tokens(keys: None) -> None:
-    llm = OpenAILLM("gpt-test", "https://api.openai.com/v1", "OPENAI_API_KEY")
-    assert llm._max_tokens_field == "max_completion_tokens"
-
-
-def test_retry_wait_prefers_retry_after_and_caps_the_backoff() -> None:
-    assert retry_wait(0, "2", 1.0) == 2.0
-    assert retry_wait(0, "", 1.0) == 1.0
-    assert retry_wait(2, "soon", 1.0) == 4.0
-    assert retry_wait(10, "", 1.0) == 30.0
-    assert retry_wait(0, "3600", 1.0) == 30.0
 
 
 def test_resolve_check_returns_the_reply_and_refuses_empty_text() -> None:
@@ -544,3 +265,23 @@ def test_scripted_llm_with_a_responder_answers_every_call_after_the_queue() -> N
     llm.enqueue("queued")
     assert llm.complete("a", "b", max_tokens=1, temperature=0.0) == "queued"
     assert llm.complete("a", "b", max_tokens=1, temperature=0.0) == "a|b"
+
+
+@pytest.mark.parametrize(
+    ("config", "variable"),
+    [
+        (LLMConfig(model="claude-haiku-4-5-20251001"), "ANTHROPIC_API_KEY"),
+        (LLMConfig(model="gpt-4o-mini"), "OPENAI_API_KEY"),
+        (LLMConfig(model="gpt-4o-mini", base_url="https://api.openai.com/v1/"), "OPENAI_API_KEY"),
+        (
+            LLMConfig(model="dep", base_url="https://r.openai.azure.com", api_version="v"),
+            "AZURE_OPENAI_API_KEY",
+        ),
+        (LLMConfig(model="qwen", base_url="http://localhost:11434/v1"), ""),
+        (LLMConfig(model="claude-x", api_key_env=" MY_KEY "), "MY_KEY"),
+    ],
+)
+def test_key_env_for_names_the_variable_the_factory_and_doctor_read(
+    config: LLMConfig, variable: str
+) -> None:
+    assert key_env_for(config) == variable
