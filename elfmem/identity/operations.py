@@ -6,9 +6,11 @@ table and the guide see them as its own methods.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.identity import amendments, corpus, minds, review
 from elfmem.identity.amendments import AmendmentHistory, AmendResult
 from elfmem.identity.corpus import CorpusReview
@@ -34,7 +36,11 @@ class IdentityOperations:
         """Propose amendments where learning contradicts or leaves a principle bare; writes
         nothing. ``host_analyses`` ({block_id: {text, reason}}) supplies the proposal text."""
         llm = None if no_llm or host_analyses is not None else self.llm
-        return review.review(self._core, llm, host_analyses)
+        if llm is None:
+            return review.review(self._core, llm, host_analyses)
+        before = usage_of(llm)
+        result = review.review(self._core, llm, host_analyses)
+        return dataclasses.replace(result, tokens=tokens_since(llm, before))
 
     async def review_corpus(self, apply: bool = False) -> CorpusReview:
         """Stale active blocks with archive or re-check proposals; ``apply`` archives (one

@@ -24,7 +24,7 @@ from elfmem.errors import InvalidInput
 from elfmem.identity.amendments import CONSTITUTIONAL, history, proposal_id
 from elfmem.index import queries, vector_store
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.results import TOKEN_KEYS, Result
 
 BEARING_COSINE = 0.6
 """Cosine at or above which a block bears on a principle. The embedded static model puts loosely
@@ -52,6 +52,8 @@ class ReviewResult(Result):
     """Suggestions for the person who owns ``self.md`` (elfmem never writes it)."""
     note: str = ""
     """Who wrote the proposal text: the LLM, the host agent, or nobody (deterministic)."""
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
+    """LLM tokens this review used: ``{input, output, cache_read, cache_creation, calls}``."""
 
     @property
     def summary(self) -> str:

@@ -59,6 +59,7 @@ class SearchSettings:
     dense_floor: float = DENSE_FLOOR
     search_inbox: bool = True
     inherit: float = INHERIT
+    mmr_normalise: bool = False
 
 
 @dataclass
@@ -218,6 +219,7 @@ def run_frame(
         lambda ids: vs.vectors_for(ids),
         use_mmr=s.use_mmr,
         lam=s.mmr_lambda,
+        normalise=s.mmr_normalise,
     )
     ranked = [
         _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final

@@ -25,6 +25,8 @@ TWIN_COSINE = 0.90
 """Cosine at which two blocks are near-twins (dream's look-alike cut): the newer is exempt from
 the diversity penalty for resembling the older."""
 INBOX = "inbox"
+MMR_FLOOR = 0.05
+"""Smallest spread of scores that MMR treats as a real difference when it normalises them."""
 
 Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
 
@@ -74,6 +76,7 @@ def order(
     *,
     use_mmr: bool = True,
     lam: float = mmr.MMR_LAMBDA,
+    normalise: bool = False,
 ) -> list[Ranked]:
     """The top ``k`` in final order, guaranteed blocks always included."""
     ids = [r.id for r in rows]
@@ -96,7 +99,8 @@ def order(
     room = max(0, k - len(out))
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted | superseded]
     winners = placed.winners
-    for i, gain in _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners):
+    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, normalise)
+    for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     for tier, members in (("superseded", superseded), ("refuted", refuted)):
         room = max(0, k - len(out))
@@ -114,6 +118,7 @@ def _diverse(
     use_mmr: bool,
     lam: float,
     winners: set[int],
+    normalise: bool = False,
 ) -> list[tuple[int, float]]:
     """(row index, gain) for the top ``k`` of ``candidates``: MMR over the best few."""
     by_score = sorted(candidates, key=lambda i: (-score[i], rows[i].id))
@@ -133,7 +138,10 @@ def _diverse(
     for x, i in enumerate(head):
         if i in winners:  # a holding correction never pays for resembling what it corrects
             exempt[x, :] |= sims[x, :] >= TWIN_COSINE
-    picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
+    relevance = np.array([score[i] for i in head], dtype=np.float64)
+    if normalise:  # λ then weighs the same whatever the scores' scale
+        relevance = signals.normalise_over_candidates(relevance, MMR_FLOOR)
+    picked = mmr.mmr_ranked(relevance, sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 
 

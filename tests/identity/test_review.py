@@ -94,6 +94,7 @@ def test_the_llm_writes_proposal_text_and_host_analyses_replace_it(repo: Path) -
         review = await system.review_constitutional()
         drifted = [p for p in review.principles if p["status"] != "holds"]
         assert len(llm.calls) == len(drifted) == len(review.proposals)
+        assert review.tokens["calls"] == len(llm.calls)  # the scripted model counts calls only
         mf = next(p for p in review.proposals if p["block_id"] == roles["minimum-force"])
         assert mf["text"] == "Do less, unless less costs more." and mf["source"] == "scripted"
         prompt = next(p for _, p in llm.calls if "Do the least" in p)
