@@ -343,7 +343,9 @@ class MemorySystem:
 
         def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
             a = analyse(llm, self_text, block.content, block.cue, lookalikes)
-            return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
+            return dream_mod.Judgement(
+                a.alignment, a.tags, a.summary, a.revision_of, a.malformed, a.duplicate_of
+            )
 
         return dream_mod.dream(
             self._core,

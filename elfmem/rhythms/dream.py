@@ -1,10 +1,14 @@
 """Breathing: consolidate the inbox. Embed, drop true duplicates, link look-alikes, promote.
 
-Duplicates must never cost a fact. Without an LLM only a true duplicate is dropped (archived with
-``duplicate-of``): the same normalised text, or a near-identical vector whose numbers, names and
-negations all match. A look-alike that differs in any of those is promoted and linked to its twin
-with a ``similar`` edge in the ledger, so a person (or a later LLM pass) can review the pair; the
-newer block is never discarded.
+Duplicates must never cost a fact. A block is dropped (archived with ``duplicate-of``) only when
+it carries the same information as its twin: the same words in the same order up to case,
+spacing, punctuation and articles (``block/facts.py``), or an LLM judgement that says so. A
+cosine alone never decides: "restart the vesper router" and "restart the serac loader" are 0.9
+apart. Any other look-alike (cosine ≥ 0.90) is promoted and linked to its twin with a ``similar``
+edge in the ledger naming the differences, for review (``elfmem review lookalikes``). Without an
+LLM, a look-alike about the same subject with another value (number, unit, version, date,
+negation, antonym, state) also gets a ``revises`` edge from the newer block: a candidate
+revision (docs/ledger.md). With an LLM, its ``revision_of`` verdict decides instead.
 
 Every block promoted is also linked to its nearest active neighbours by semantic edges (``edges``),
 and ``rescore`` adds deep sleep: aged active blocks judged again (``rescore``). One content commit
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import differences
+from elfmem.block.facts import compare, same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
@@ -39,7 +43,6 @@ from elfmem.store import FileEdit, MemoryView, Plan
 
 __all__ = ["DreamResult", "Judge", "Judgement", "dream", "host_judge", "should_dream"]
 
-DUPLICATE_COSINE = 0.95
 LOOKALIKE_COSINE = 0.90
 
 
@@ -57,11 +60,18 @@ class _Decision:
 
 def _apply_judgement(
     core: Core, decision: _Decision, block: Block, judge: Judge, near: list[tuple[Block, float]]
-) -> Block:
-    """One LLM call: tags join the block's; a revision of an older look-alike supersedes it."""
+) -> Block | None:
+    """One LLM call: tags join the block's; a revision of an older look-alike supersedes it.
+
+    None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
+    recorded as a duplicate of that block.
+    """
     offered = [(o.id, o.content) for o, c in near if c >= LOOKALIKE_COSINE and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict
+    if verdict.duplicate_of and verdict.duplicate_of in dict(offered):
+        decision.duplicates.append((block, verdict.duplicate_of))
+        return None
     tags = tuple(dict.fromkeys([*block.tags, *verdict.tags]))
     block = block.with_changes(tags=tags)
     old = verdict.revision_of
@@ -149,31 +159,39 @@ def _consider(
     judge: Judge | None,
 ) -> None:
     """Drop a true duplicate, or judge the block, link its look-alikes and promote it."""
-    twin = _exact_twin(core, block, decision)
+    twin = _exact_twin(core, block, decision) or next(
+        (o.id for o, _ in near if o.id != block.id and same_information(block.content, o.content)),
+        None,
+    )
     if twin is not None:
         decision.duplicates.append((block, twin))
         return
-    dup = next(
-        (o for o, c in near if c >= DUPLICATE_COSINE and not differences(block.content, o.content)),
-        None,
-    )
-    if dup is not None:
-        decision.duplicates.append((block, dup.id))
-        return
     if judge is not None:
-        block = _apply_judgement(core, decision, block, judge, near)
+        judged = _apply_judgement(core, decision, block, judge, near)
+        if judged is None:
+            return
+        block = judged
     for other, cos in near:
         if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
-            decision.lookalikes.append(
-                {
-                    "id": block.id,
-                    "other": other.id,
-                    "cosine": round(cos, 4),
-                    "differs": differences(block.content, other.content),
-                }
-            )
+            decision.lookalikes.append(_lookalike(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
     decision.by_hash.setdefault(block.content_hash, block.id)
+
+
+def _lookalike(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:
+    """A look-alike pair, its differences named (older text on the left), and, on the
+    deterministic path, which of the two is a candidate revision of the other."""
+    newer, older = (block, other) if block.created >= other.created else (other, block)
+    found = compare(older.content, newer.content)
+    pair: dict[str, object] = {
+        "id": block.id,
+        "other": other.id,
+        "cosine": round(cos, 4),
+        "differs": [d.as_dict() for d in found.differences],
+    }
+    if revisions and found.revision_like:
+        pair["revises"] = {"newer": newer.id, "older": older.id}
+    return pair
 
 
 def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
@@ -336,6 +354,7 @@ def _write(
                 *decision.superseded,
                 *deep.retag,
                 *(e.source for e in edges),
+                *(str(p["other"]) for p in decision.lookalikes if "revises" in p),
             ],
             files={p: FileEdit(tuple(bs)) for p, bs in files.edits.items()},
             body=(
@@ -368,19 +387,49 @@ def _ledger_lines(
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=False))
     for block_id, j in deep.judgements.items():
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=True))
+    for block_id, more in _lookalike_lines(core, decision, commit_id).items():
+        lines.setdefault(block_id, []).extend(more)
+    for block_id, more in edge_lines(core, edges, commit_id).items():
+        lines.setdefault(block_id, []).extend(more)
+    return lines
+
+
+def _lookalike_lines(
+    core: Core, decision: _Decision, commit_id: str | None
+) -> dict[str, list[str]]:
+    """A ``similar`` edge per look-alike pair, differences named, and a ``revises`` edge from
+    the newer block of a candidate revision. Both carry the run's commit: ``undo`` cancels them."""
+    stamp = {"commit": commit_id} if commit_id else {}
+    lines: dict[str, list[str]] = {}
     for pair in decision.lookalikes:
-        lines.setdefault(str(pair["id"]), []).append(
+        block_id, other = str(pair["id"]), str(pair["other"])
+        lines.setdefault(block_id, []).append(
             core.event(
                 "edge",
-                str(pair["id"]),
-                target=pair["other"],
+                block_id,
+                target=other,
                 relation="similar",
                 weight=pair["cosine"],
                 source="similar",
+                differs=pair["differs"],
+                **stamp,
             )
         )
-    for block_id, more in edge_lines(core, edges, commit_id).items():
-        lines.setdefault(block_id, []).extend(more)
+        revises = pair.get("revises")
+        if isinstance(revises, dict):
+            newer = str(revises["newer"])
+            lines.setdefault(newer, []).append(
+                core.event(
+                    "edge",
+                    newer,
+                    target=revises["older"],
+                    relation="revises",
+                    weight=pair["cosine"],
+                    source="dream",
+                    differs=pair["differs"],
+                    **stamp,
+                )
+            )
     return lines
 
 

@@ -25,7 +25,7 @@ REINFORCE_BAND = "reinforce"
 NEUTRAL_BAND = "neutral"
 PENALTY_BAND = "penalty"
 BANDS = (REINFORCE_BAND, NEUTRAL_BAND, PENALTY_BAND)
-EDGE_SOURCES = ("co_retrieval", "outcome", "similar", "related")
+EDGE_SOURCES = ("co_retrieval", "outcome", "similar", "related", "dream")
 
 _NUM = "number"
 _TEXT = "text"
