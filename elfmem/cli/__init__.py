@@ -34,6 +34,7 @@ def _register() -> None:
         hooks,
         index,
         inspect,
+        lookalikes,
         recall,
         serve,
         setup,
@@ -51,6 +52,7 @@ def _register() -> None:
         serve,
         hooks,
         guide,
+        lookalikes,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

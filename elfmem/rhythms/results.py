@@ -213,6 +213,8 @@ class DreamResult(Result):
                 f"promoted, {len(self.duplicates)} duplicates archived, {len(self.lookalikes)} "
                 f"look-alikes linked for review; {self.inbox_remaining} still in the inbox."
             )
+            if self.lookalikes:
+                text += " See them with `elfmem review lookalikes`."
         if self.rescore_note:
             text += f" Deep sleep: {self.rescore_note}."
         if self.edges_added:
