@@ -18,6 +18,7 @@ as they are now, so an edit made since dream shows.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from elfmem.block.facts import compare, same_information
@@ -30,6 +31,7 @@ from elfmem.rhythms.capture import check_text, locate
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
+from elfmem.store.notes import anchor_for_block
 
 LOOKALIKE_COSINE = 0.90
 """As dream's: a ``similar`` ledger edge at least this strong links a look-alike pair."""
@@ -91,6 +93,29 @@ def _resolved(a: BlockRow, b: BlockRow) -> bool:
     )
 
 
+def _age(core: Core, row: BlockRow, pair: frozenset[str]) -> tuple[str, str]:
+    """Order within a pair: ``created`` (to the second), then, for two captured in the same
+    second, the ``birth`` event's microsecond stamp in the ledger."""
+    (other,) = pair - {row.id}
+    rows = queries.get_blocks(core.db(), [other])
+    if other in rows and rows[other].created != row.created:
+        return (row.created, "")
+    births = [
+        str(e.get("ts", ""))
+        for e in map(_event, core.ledger.lines(anchor_for_block(row.id)))
+        if e.get("kind") == "birth"
+    ]
+    return (row.created, min(births, default=""))
+
+
+def _event(line: str) -> dict[str, object]:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def lookalikes(core: Core) -> LookalikesResult:
     """Every active pair joined by a look-alike ``similar`` edge and not yet resolved."""
     core.sync()
@@ -104,8 +129,7 @@ def lookalikes(core: Core) -> LookalikesResult:
                 found[key] = max(found.get(key, 0.0), min(weight, 1.0))
     pairs = []
     for key, cos in found.items():
-        a, b = sorted((active[i] for i in key), key=lambda r: (r.created, r.id))
-        older, newer = a, b
+        older, newer = sorted((active[i] for i in key), key=lambda r: _age(core, r, key))
         if _resolved(newer, older):
             continue
         cmp = compare(older.content, newer.content)
