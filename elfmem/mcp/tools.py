@@ -267,7 +267,7 @@ LATER: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "resolve_lookalike",
-        "write",
+        "destructive",
         False,
         "Settle one look-alike pair in one commit (elfmem_undo reverts it): keep both, "
         "block_id supersedes other, or merge other into block_id (other archived). Example: "

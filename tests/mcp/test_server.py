@@ -30,8 +30,12 @@ READS = {
     "elfmem_recall", "elfmem_frame", "elfmem_should_dream", "elfmem_ls", "elfmem_inbox",
     "elfmem_show", "elfmem_block_history", "elfmem_ledger", "elfmem_history",
     "elfmem_index_check", "elfmem_index_status", "elfmem_status", "elfmem_guide",
+    "elfmem_lookalikes",
 }  # fmt: skip
-DESTRUCTIVE = {"elfmem_forget", "elfmem_undo", "elfmem_curate", "elfmem_disconnect"}
+DESTRUCTIVE = {
+    "elfmem_forget", "elfmem_undo", "elfmem_curate", "elfmem_disconnect",
+    "elfmem_resolve_lookalike",
+}  # fmt: skip
 NOT_DESTRUCTIVE_WRITES = {"elfmem_remember", "elfmem_remember_many", "elfmem_edit", "elfmem_dream"}
 
 
