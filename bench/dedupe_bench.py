@@ -81,6 +81,8 @@ class Rates:
     archived: float
     """Share of distinct pairs where dream archived either side."""
     archived_by_kind: dict[str, int]
+    refused_by_remember: int = 0
+    """True duplicates ``remember`` already refused as the same text (case and spacing only)."""
 
 
 def subjects(rng: random.Random, n: int) -> list[str]:
@@ -157,9 +159,9 @@ async def _distinct(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
         await system.close()
 
 
-async def _duplicates(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
-    """Whether each newer side ended as its older twin: refused by ``remember`` as the same
-    text, or archived by dream as ``duplicate-of`` it."""
+async def _duplicates(root: Path, pairs: list[tuple[str, str]]) -> list[tuple[bool, bool]]:
+    """Whether each newer side ended as its older twin (refused by ``remember`` as the same
+    text, or archived by dream as ``duplicate-of`` it), and whether ``remember`` refused it."""
     system, _ = await MemorySystem.init(root)
     try:
         older = await _older(system, pairs)
@@ -167,9 +169,10 @@ async def _duplicates(root: Path, pairs: list[tuple[str, str]]) -> list[bool]:
         result = await system.dream(max_blocks=len(pairs) + 1, no_llm=True)
         twin = {d["id"]: d["of"] for d in result.duplicates}
         return [
-            (r.status == "duplicate" and r.block_id == a) or twin.get(r.block_id) == a
+            ((r.status == "duplicate" and r.block_id == a) or twin.get(r.block_id) == a,
+             r.status == "duplicate")
             for a, r in zip(older, newer, strict=True)
-        ]
+        ]  # fmt: skip
     finally:
         await system.close()
 
@@ -184,7 +187,12 @@ def measure(
     lost = asyncio.run(_distinct(root / "distinct", [(a, b) for _, a, b in distinct]))
     by_kind = Counter(kind for (kind, _, _), gone in zip(distinct, lost, strict=True) if gone)
     kept = asyncio.run(_duplicates(root / "duplicates", duplicates))
-    return Rates(sum(kept) / max(1, len(kept)), sum(lost) / max(1, len(lost)), dict(by_kind))
+    return Rates(
+        sum(k for k, _ in kept) / max(1, len(kept)),
+        sum(lost) / max(1, len(lost)),
+        dict(by_kind),
+        sum(r for _, r in kept),
+    )
 
 
 def main() -> None:
@@ -200,6 +208,9 @@ def main() -> None:
     print("|-----------------------------|--------|")
     print(f"| true duplicates collapsed   | {rates.collapsed:6.1%} |")
     print(f"| distinct facts archived     | {rates.archived:6.1%} |")
+    print(
+        f"  duplicates refused by remember already: {rates.refused_by_remember}; the rest by dream"
+    )
     for kind in sorted(FAMILIES):
         print(f"  archived {kind}: {rates.archived_by_kind.get(kind, 0)}")
 

@@ -16,7 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.dedupe_bench import FAMILIES, distinct_pair, duplicate_pair, subjects
+from bench.dedupe_bench import (
+    FAMILIES,
+    distinct_pair,
+    duplicate_pair,
+    generate,
+    measure,
+    subjects,
+)
 from elfmem.adapters.scripted import ScriptedLLM
 from elfmem.api import MemorySystem
 from elfmem.rhythms.adaptive import centrality_degree, revision_edges
@@ -180,3 +187,11 @@ def test_an_llm_duplicate_verdict_archives_and_no_revises_edge_is_guessed(repo: 
     assert neg.block_id in result.promoted and result.lookalikes
     assert revision_edges(system._core.ledger, [neg.block_id]) == []
     arun(system.close())
+
+
+def test_the_benchmark_function_reports_both_rates(tmp_path: Path) -> None:
+    """``measure`` is what the adaptivity benchmark calls; on its own pairs it must be exact."""
+    distinct, duplicates = generate(7, 22)
+    rates = measure(distinct, duplicates, tmp_path)
+    assert (rates.collapsed, rates.archived) == (1.0, 0.0) and rates.archived_by_kind == {}
+    assert rates.refused_by_remember < len(duplicates)  # some had to be caught by dream
