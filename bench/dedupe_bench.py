@@ -35,6 +35,7 @@ SECOND = (
     "router loader queue cache gateway scheduler indexer broker worker proxy relay ledger "
     "crawler mirror bridge vault sentry beacon harbor"
 ).split()
+MIDDLE = "north south east west inner outer upper lower".split()
 
 # kind → (template with {s} for the subject and {x} for the token, left tokens, right tokens)
 FAMILIES: dict[str, list[tuple[str, list[str], list[str]]]] = {
@@ -86,8 +87,15 @@ class Rates:
 
 
 def subjects(rng: random.Random, n: int) -> list[str]:
+    """``n`` distinct lower-case multi-word names (two words, then three when those run out)."""
     pool = [f"{a} {b}" for a in FIRST for b in SECOND]
     rng.shuffle(pool)
+    if n > len(pool):
+        more = [f"{a} {c} {b}" for a in FIRST for c in MIDDLE for b in SECOND]
+        rng.shuffle(more)
+        pool += more
+    if n > len(pool):
+        raise ValueError(f"at most {len(pool)} subjects")
     return pool[:n]
 
 

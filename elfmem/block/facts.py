@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from elfmem.block import lexicon as lx
 
@@ -39,6 +41,8 @@ VALUE_KINDS = frozenset({"number", "unit", "version", "date", "negation", "anton
 """A difference of these kinds means the same thing is said to have another value or state."""
 
 _EDGE = "\"'`.,;:!?()[]{}<>«»“”‘’…*"
+_EDGE_UNQUOTED = _EDGE.replace("`", "")
+_CLOSERS = "\"')]}*”’»"
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
 _NUMBER_UNIT = re.compile(r"^([+-]?\d+(?:[.,]\d+)*)([^\d\s]+(?:/[^\d\s]+)?)$")
@@ -94,22 +98,24 @@ class Comparison:
         return all(d.kind in VALUE_KINDS or not (d.left and d.right) for d in self.differences)
 
 
-def tokens(text: str) -> list[Token]:
+@lru_cache(maxsize=8192)
+def tokens(text: str) -> tuple[Token, ...]:
     """Words as compared: split on spacing and on hyphens between letters, edges trimmed,
-    articles dropped (they never change what a statement says)."""
+    articles dropped (they never change what a statement says). Cached: review and dream
+    compare one block with several twins."""
     out: list[Token] = []
     opens = True
     for chunk in unicodedata.normalize("NFKC", text).split():
-        quoted = chunk.strip(_EDGE.replace("`", "")).startswith("`")
-        ends = chunk.rstrip("\"')]}*”’»").endswith((".", "!", "?", ":"))
-        for part in _HYPHENATED.split(chunk):
+        quoted = chunk.strip(_EDGE_UNQUOTED).startswith("`")
+        ends = chunk.rstrip(_CLOSERS).endswith((".", "!", "?", ":"))
+        for part in _HYPHENATED.split(chunk) if "-" in chunk else (chunk,):
             word = part.strip(_EDGE)
             if not word or word.casefold() in lx.ARTICLES:
                 continue
             out.append(Token(word, word.casefold(), opens, quoted))
             opens = False
         opens = opens or ends
-    return out
+    return tuple(out)
 
 
 def same_information(a: str, b: str) -> bool:
@@ -144,7 +150,7 @@ def differences(a: str, b: str) -> list[dict[str, object]]:
     return [d.as_dict() for d in compare(a, b).differences]
 
 
-def _kind(left: list[Token], right: list[Token], before: str) -> str:
+def _kind(left: Sequence[Token], right: Sequence[Token], before: str) -> str:
     """The first kind in ``KINDS`` that any token of the stretch has."""
     found = {k for t in (*left, *right) for k in _token_kinds(t, before)}
     ll, rr = {t.key for t in left}, {t.key for t in right}
@@ -198,10 +204,10 @@ def _unit_ratio(key: str) -> bool:
     return len(parts) == 2 and all(p in lx.UNITS for p in parts)
 
 
-def _units_only(left: list[Token], right: list[Token]) -> bool:
+def _units_only(left: Sequence[Token], right: Sequence[Token]) -> bool:
     """Same numbers on both sides, another unit: "100 ms" against "100 s", "5GB" against "5MB"."""
 
-    def split(ts: list[Token]) -> tuple[list[str], list[str]]:
+    def split(ts: Sequence[Token]) -> tuple[list[str], list[str]]:
         nums, units = [], []
         for t in ts:
             m = _NUMBER_UNIT.match(t.key)

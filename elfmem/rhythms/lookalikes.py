@@ -93,19 +93,29 @@ def _resolved(a: BlockRow, b: BlockRow) -> bool:
     )
 
 
-def _age(core: Core, row: BlockRow, pair: frozenset[str]) -> tuple[str, str]:
+class _Ages:
     """Order within a pair: ``created`` (to the second), then, for two captured in the same
-    second, the ``birth`` event's microsecond stamp in the ledger."""
-    (other,) = pair - {row.id}
-    rows = queries.get_blocks(core.db(), [other])
-    if other in rows and rows[other].created != row.created:
-        return (row.created, "")
-    births = [
-        str(e.get("ts", ""))
-        for e in map(_event, core.ledger.lines(anchor_for_block(row.id)))
-        if e.get("kind") == "birth"
-    ]
-    return (row.created, min(births, default=""))
+    second, the ``birth`` event's microsecond stamp in the ledger (read once per block)."""
+
+    def __init__(self, core: Core, active: dict[str, BlockRow]) -> None:
+        self.core, self.active = core, active
+        self.births: dict[str, str] = {}
+
+    def pair(self, key: frozenset[str]) -> tuple[BlockRow, BlockRow]:
+        """(older, newer)."""
+        a, b = (self.active[i] for i in sorted(key))
+        if a.created == b.created:
+            a_key, b_key = (a.created, self.birth(a.id)), (b.created, self.birth(b.id))
+        else:
+            a_key, b_key = (a.created, ""), (b.created, "")
+        return (a, b) if a_key <= b_key else (b, a)
+
+    def birth(self, block_id: str) -> str:
+        if block_id not in self.births:
+            lines = self.core.ledger.lines(anchor_for_block(block_id))
+            stamps = [str(e.get("ts", "")) for e in map(_event, lines) if e.get("kind") == "birth"]
+            self.births[block_id] = min(stamps, default="")
+        return self.births[block_id]
 
 
 def _event(line: str) -> dict[str, object]:
@@ -128,8 +138,9 @@ def lookalikes(core: Core) -> LookalikesResult:
                 key = frozenset((block_id, target))
                 found[key] = max(found.get(key, 0.0), min(weight, 1.0))
     pairs = []
+    ages = _Ages(core, active)
     for key, cos in found.items():
-        older, newer = sorted((active[i] for i in key), key=lambda r: _age(core, r, key))
+        older, newer = ages.pair(key)
         if _resolved(newer, older):
             continue
         cmp = compare(older.content, newer.content)
