@@ -180,10 +180,11 @@ def resolve(core: Core, block_id: str, other: str, action: str) -> ResolveResult
                 "List pairs still open with `elfmem review lookalikes`.",
             )
     detail: list[str] = []
+    older, newer = _Ages(core, rows).pair(frozenset((block_id, other)))
 
     def build(view: MemoryView) -> Plan | None:
         if action == "keep":
-            return _keep_plan(core, view, rows[block_id], rows[other], detail)
+            return _keep_plan(core, view, newer, older, detail)
         if action == "supersede":
             return _supersede_plan(core, view, block_id, other, detail)
         return _merge_plan(core, view, block_id, other, detail)
@@ -192,24 +193,13 @@ def resolve(core: Core, block_id: str, other: str, action: str) -> ResolveResult
     if result is None:
         return ResolveResult(action, block_id, other, None, detail[0] if detail else "no change")
     stamp = {"commit": result.commit_id}
+    touched = {"keep": [newer.id], "supersede": [block_id], "merge": [block_id, other]}[action]
     lines = {
         i: [core.event("forget" if i == other and action == "merge" else "edit", i, **stamp)]
-        for i in _touched(action, block_id, other, rows)
+        for i in touched
     }
     core.record(lines, "elfmem: review")
     return ResolveResult(action, block_id, other, result.commit_id, "; ".join(detail))
-
-
-def _touched(action: str, block_id: str, other: str, rows: dict[str, BlockRow]) -> list[str]:
-    if action == "keep":
-        return [_newer(rows[block_id], rows[other]).id]
-    if action == "supersede":
-        return [block_id]
-    return [block_id, other]
-
-
-def _newer(a: BlockRow, b: BlockRow) -> BlockRow:
-    return max(a, b, key=lambda r: (r.created, r.id))
 
 
 def _rewrite(view: MemoryView, relpath: str, new: Block) -> FileEdit:
@@ -217,9 +207,8 @@ def _rewrite(view: MemoryView, relpath: str, new: Block) -> FileEdit:
 
 
 def _keep_plan(
-    core: Core, view: MemoryView, a: BlockRow, b: BlockRow, detail: list[str]
+    core: Core, view: MemoryView, newer: BlockRow, older: BlockRow, detail: list[str]
 ) -> Plan | None:
-    newer, older = (a, b) if _newer(a, b) is a else (b, a)
     relpath, block = locate(core, view, newer.id)
     kept = kept_ids(block)
     if older.id in kept:
