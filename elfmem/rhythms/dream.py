@@ -3,12 +3,10 @@
 Duplicates must never cost a fact. A block is dropped (archived with ``duplicate-of``) only when
 it carries the same information as its twin: the same words in the same order up to case,
 spacing, punctuation and articles (``block/facts.py``), or an LLM judgement that says so. A
-cosine alone never decides: "restart the vesper router" and "restart the serac loader" are 0.9
-apart. Any other look-alike (cosine ≥ 0.90) is promoted and linked to its twin with a ``similar``
-edge in the ledger naming the differences, for review (``elfmem review lookalikes``). Without an
-LLM, a look-alike about the same subject with another value (number, unit, version, date,
-negation, antonym, state) also gets a ``revises`` edge from the newer block: a candidate
-revision (docs/ledger.md). With an LLM, its ``revision_of`` verdict decides instead.
+cosine alone never decides: "restart the vesper router" and "restart the serac loader" have
+cosine 0.93 with the embedded model. Any other look-alike (cosine ≥ 0.90) is promoted and linked
+to its twin with a ``similar`` edge naming the differences, for review (``elfmem review
+lookalikes``), and, when only a value differs, a ``revises`` edge (``lookalike_edges.py``).
 
 Every block promoted is also linked to its nearest active neighbours by semantic edges (``edges``),
 and ``rescore`` adds deep sleep: aged active blocks judged again (``rescore``). One content commit
@@ -21,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import compare, same_information
+from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
@@ -37,13 +35,12 @@ from elfmem.rhythms.judgement import (
     describe,
     host_judge,
 )
+from elfmem.rhythms.lookalike_edges import LOOKALIKE_COSINE, lookalike_lines, lookalike_pair
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
 from elfmem.store import FileEdit, MemoryView, Plan
 
 __all__ = ["DreamResult", "Judge", "Judgement", "dream", "host_judge", "should_dream"]
-
-LOOKALIKE_COSINE = 0.90
 
 
 @dataclass
@@ -173,25 +170,9 @@ def _consider(
         block = judged
     for other, cos in near:
         if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
-            decision.lookalikes.append(_lookalike(block, other, cos, revisions=judge is None))
+            decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
     decision.by_hash.setdefault(block.content_hash, block.id)
-
-
-def _lookalike(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:
-    """A look-alike pair, its differences named (older text on the left), and, on the
-    deterministic path, which of the two is a candidate revision of the other."""
-    newer, older = (block, other) if block.created >= other.created else (other, block)
-    found = compare(older.content, newer.content)
-    pair: dict[str, object] = {
-        "id": block.id,
-        "other": other.id,
-        "cosine": round(cos, 4),
-        "differs": [d.as_dict() for d in found.differences],
-    }
-    if revisions and found.revision_like:
-        pair["revises"] = {"newer": newer.id, "older": older.id}
-    return pair
 
 
 def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
@@ -387,49 +368,10 @@ def _ledger_lines(
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=False))
     for block_id, j in deep.judgements.items():
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=True))
-    for block_id, more in _lookalike_lines(core, decision, commit_id).items():
+    for block_id, more in lookalike_lines(core, decision.lookalikes, commit_id).items():
         lines.setdefault(block_id, []).extend(more)
     for block_id, more in edge_lines(core, edges, commit_id).items():
         lines.setdefault(block_id, []).extend(more)
-    return lines
-
-
-def _lookalike_lines(
-    core: Core, decision: _Decision, commit_id: str | None
-) -> dict[str, list[str]]:
-    """A ``similar`` edge per look-alike pair, differences named, and a ``revises`` edge from
-    the newer block of a candidate revision. Both carry the run's commit: ``undo`` cancels them."""
-    stamp = {"commit": commit_id} if commit_id else {}
-    lines: dict[str, list[str]] = {}
-    for pair in decision.lookalikes:
-        block_id, other = str(pair["id"]), str(pair["other"])
-        lines.setdefault(block_id, []).append(
-            core.event(
-                "edge",
-                block_id,
-                target=other,
-                relation="similar",
-                weight=pair["cosine"],
-                source="similar",
-                differs=pair["differs"],
-                **stamp,
-            )
-        )
-        revises = pair.get("revises")
-        if isinstance(revises, dict):
-            newer = str(revises["newer"])
-            lines.setdefault(newer, []).append(
-                core.event(
-                    "edge",
-                    newer,
-                    target=revises["older"],
-                    relation="revises",
-                    weight=pair["cosine"],
-                    source="dream",
-                    differs=pair["differs"],
-                    **stamp,
-                )
-            )
     return lines
 
 

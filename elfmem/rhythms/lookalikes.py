@@ -29,12 +29,11 @@ from elfmem.index import queries
 from elfmem.index.queries import BlockRow
 from elfmem.rhythms.capture import check_text, locate
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.lookalike_edges import LOOKALIKE_COSINE
 from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 from elfmem.store.notes import anchor_for_block
 
-LOOKALIKE_COSINE = 0.90
-"""As dream's: a ``similar`` ledger edge at least this strong links a look-alike pair."""
 KEPT_KEY = "lookalike-kept"
 ACTIONS = ("keep", "supersede", "merge")
 
