@@ -32,6 +32,7 @@ from elfmem.rhythms import curate as curate_mod
 from elfmem.rhythms import doctor as doctor_mod
 from elfmem.rhythms import dream as dream_mod
 from elfmem.rhythms import hooks as hooks_mod
+from elfmem.rhythms import lookalikes as lookalikes_mod
 from elfmem.rhythms import recall as recall_mod
 from elfmem.rhythms import status as status_mod
 from elfmem.rhythms import undo as undo_mod
@@ -347,7 +348,9 @@ class MemorySystem(IdentityOperations):
 
         def judge(block: Block, lookalikes: list[tuple[str, str]]) -> dream_mod.Judgement:
             a = analyse(llm, self_text, block.content, block.cue, lookalikes)
-            return dream_mod.Judgement(a.alignment, a.tags, a.summary, a.revision_of, a.malformed)
+            return dream_mod.Judgement(
+                a.alignment, a.tags, a.summary, a.revision_of, a.malformed, a.duplicate_of
+            )
 
         result = dream_mod.dream(
             self._core,
@@ -435,6 +438,17 @@ class MemorySystem(IdentityOperations):
     ) -> ConnectResult:
         """Link the best matches for two descriptions, if both match closely enough."""
         return graph.connect_by_query(self._core, query_a, query_b, relation, min_confidence)
+
+    async def lookalikes(self) -> lookalikes_mod.LookalikesResult:
+        """Look-alike pairs dream linked and kept, not yet reviewed, with their differences."""
+        return lookalikes_mod.lookalikes(self._core)
+
+    async def resolve_lookalike(
+        self, block_id: str, other: str, action: str
+    ) -> lookalikes_mod.ResolveResult:
+        """Settle a look-alike pair in one undoable commit: ``keep`` both, ``block_id``
+        ``supersede``s ``other``, or ``merge`` ``other`` into ``block_id``."""
+        return lookalikes_mod.resolve(self._core, block_id, other, action)
 
     async def curate(self, top_k: int | None = None) -> CurateResult:
         """Archive decayed or refuted blocks, prune weak edges, reinforce the top-K; one commit."""

@@ -191,6 +191,20 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "CurateResult (review list)",
         "undo if too eager",
     ),
+    "lookalikes": (
+        "After dream links look-alikes: near twins kept apart, differences named.",
+        "To find duplicates: dream already archived the true ones.",
+        "ms to seconds (folds every active block's note)",
+        "LookalikesResult (pairs: newer, older, differs, revision)",
+        "resolve_lookalike on each pair",
+    ),
+    "resolve_lookalike": (
+        "Settle one look-alike pair: keep both, supersede (first over second), or merge.",
+        "Unsure which is right: keep both, or record outcomes and let them decide.",
+        "ms; one commit",
+        "ResolveResult",
+        "undo if it was the wrong call",
+    ),
     "status": (
         "Start of a session: health and a suggestion.",
         "-",

@@ -60,6 +60,8 @@ class Analysis:
     summary: str
     revision_of: str | None
     malformed: bool = False
+    duplicate_of: str | None = None
+    """The <older> block that says exactly the same thing, nothing more or less; else None."""
 
 
 NEUTRAL = Analysis(0.5, (), "", None, malformed=True)
@@ -106,7 +108,9 @@ def analysis_prompt(
         )
         revision = (
             '"revision_of": the id of the <older> block that this block updates or corrects '
-            "(same subject, newer facts), or null if it revises none of them"
+            "(same subject, newer facts), or null if it revises none of them,\n"
+            '  "duplicate_of": the id of the <older> block that carries exactly the same '
+            "information (no name, number, path, negation or other detail differs), or null"
         )
     parts.append(
         "Reply with exactly this JSON object:\n"
@@ -138,6 +142,7 @@ def analysis_from(data: dict[str, Any], offered_ids: Collection[str] = ()) -> An
         tags=_tags(data.get("tags")),
         summary=_summary(data.get("summary")),
         revision_of=_revision(data.get("revision_of"), offered_ids),
+        duplicate_of=_revision(data.get("duplicate_of"), offered_ids),
     )
 
 

@@ -30,6 +30,7 @@ from elfmem.rhythms.dream import DreamResult
 from elfmem.rhythms.feedback import OutcomeResult
 from elfmem.rhythms.graph import ConnectResult
 from elfmem.rhythms.hooks import HooksReport
+from elfmem.rhythms.lookalikes import LookalikesResult, ResolveResult
 from elfmem.rhythms.results import (
     BatchResult,
     BlockInfo,
@@ -77,6 +78,8 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "hooks install": (Shape(HooksReport),),
     "hooks uninstall": (Shape(HooksReport),),
     "hooks status": (Shape(HooksReport),),
+    "review lookalikes": (Shape(LookalikesResult),),
+    "review resolve": (Shape(ResolveResult),),
     "guide": (Shape(),),
     "agent-docs": (Shape(),),
     "review": (Shape(ReviewResult),),

@@ -11,6 +11,7 @@ from typing import IO, Any
 
 import click
 
+from elfmem.cli import lookalikes as lookalikes_mod
 from elfmem.cli.output import emit, fail, json_option, run
 from elfmem.errors import InvalidInput
 
@@ -99,5 +100,8 @@ def corpus(ctx: click.Context, apply: bool, json_: bool) -> None:
     """Stale active blocks (superseded, refuted, contradicted, old, low confidence) as proposals."""
     emit(run(ctx, json_, lambda s: s.review_corpus(apply)), json_)
 
+
+for _command in lookalikes_mod.SUBCOMMANDS:
+    review.add_command(_command)
 
 COMMANDS = [review]

@@ -262,6 +262,27 @@ LATER: tuple[ToolSpec, ...] = (
         (Param("top_k", int | None, "How many top blocks to reinforce (default: configured)."),),
     ),
     ToolSpec(
+        "lookalikes",
+        "read",
+        True,
+        "Near-twin blocks that dream kept apart (they differ in a name, number, negation, ...) "
+        "and linked for review, with the differences named; resolve each with "
+        "elfmem_resolve_lookalike. Example: {}",
+    ),
+    ToolSpec(
+        "resolve_lookalike",
+        "destructive",
+        False,
+        "Settle one look-alike pair in one commit (elfmem_undo reverts it): keep both, "
+        "block_id supersedes other, or merge other into block_id (other archived). Example: "
+        '{"block_id": "6d30b623c804705e", "other": "9c3797223e6fd9ed", "action": "supersede"}',
+        (
+            BLOCK_ID,
+            Param("other", str, "The other block of the pair."),
+            Param("action", str, "keep, supersede or merge."),
+        ),
+    ),
+    ToolSpec(
         "status",
         "read",
         True,

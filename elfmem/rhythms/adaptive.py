@@ -245,7 +245,7 @@ class LedgerView:
 
 
 REVISES = "revises"
-"""Ledger edge on the newer block: it is a candidate revision of ``target``."""
+"""Ledger edge on the newer block's note, written by dream: a candidate revision of ``target``."""
 REVISED_BY = "revised_by"
 """The same edge seen from the older block's note."""
 REVISION_EDGES = frozenset((REVISES, REVISED_BY))
@@ -259,8 +259,25 @@ def centrality_degree(edges: Mapping[tuple[str, str], float]) -> float:
     Dream's ``similar`` edges only say two texts are close, which the similarity signal already
     measures; counted as centrality they lift generic, much-repeated text. On the LoCoMo dev file
     they cost R@10 0.626 → 0.609. Declared relations, co-retrieval and outcome edges count.
+    Dream's ``revises`` edges (candidate revisions) say which of two look-alikes is newer, not
+    that either is central, so they do not count either.
     """
     return sum(w for (_, relation), w in edges.items() if relation not in NOT_CENTRALITY)
+
+
+def revision_edges(ledger: LedgerView, ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Candidate revisions among ``ids`` as ``(newer, older)``: live ``revises`` ledger edges.
+
+    The edge is written on the newer block's note (docs/ledger.md, "Candidate revisions"), so a
+    pair is found when its newer block is in ``ids``; the older one may be anywhere. An ``undo``
+    of the dream that wrote it, or an ``edge_remove``, takes it away.
+    """
+    out: list[tuple[str, str]] = []
+    for block_id, folded in ledger.folded_many(ids).items():
+        for (target, relation), weight in sorted(folded.edges.items()):
+            if relation == REVISES and weight > 0:
+                out.append((block_id, target))
+    return out
 
 
 def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:

@@ -1,10 +1,12 @@
 """Breathing: consolidate the inbox. Embed, drop true duplicates, link look-alikes, promote.
 
-Duplicates must never cost a fact. Without an LLM only a true duplicate is dropped (archived with
-``duplicate-of``): the same normalised text, or a near-identical vector whose numbers, names and
-negations all match. A look-alike that differs in any of those is promoted and linked to its twin
-with a ``similar`` edge in the ledger, so a person (or a later LLM pass) can review the pair; the
-newer block is never discarded.
+Duplicates must never cost a fact. A block is dropped (archived with ``duplicate-of``) only when
+it carries the same information as its twin: the same words in the same order up to case,
+spacing, punctuation and articles (``block/facts.py``), or an LLM judgement that says so. A
+cosine alone never decides: "restart the vesper router" and "restart the serac loader" have
+cosine 0.93 with the embedded model. Any other look-alike (cosine ≥ 0.90) is promoted and linked
+to its twin with a ``similar`` edge naming the differences, for review (``elfmem review
+lookalikes``), and, when only a value differs, a ``revises`` edge (``lookalike_edges.py``).
 
 Every block promoted is also linked to its nearest active neighbours by semantic edges (``edges``),
 and ``rescore`` adds deep sleep: aged active blocks judged again (``rescore``). One content commit
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import differences
+from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
@@ -33,14 +35,12 @@ from elfmem.rhythms.judgement import (
     describe,
     host_judge,
 )
+from elfmem.rhythms.lookalike_edges import LOOKALIKE_COSINE, lookalike_lines, lookalike_pair
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
 from elfmem.store import FileEdit, MemoryView, Plan
 
 __all__ = ["DreamResult", "Judge", "Judgement", "dream", "host_judge", "should_dream"]
-
-DUPLICATE_COSINE = 0.95
-LOOKALIKE_COSINE = 0.90
 
 
 @dataclass
@@ -57,11 +57,18 @@ class _Decision:
 
 def _apply_judgement(
     core: Core, decision: _Decision, block: Block, judge: Judge, near: list[tuple[Block, float]]
-) -> Block:
-    """One LLM call: tags join the block's; a revision of an older look-alike supersedes it."""
+) -> Block | None:
+    """One LLM call: tags join the block's; a revision of an older look-alike supersedes it.
+
+    None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
+    recorded as a duplicate of that block.
+    """
     offered = [(o.id, o.content) for o, c in near if c >= LOOKALIKE_COSINE and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict
+    if verdict.duplicate_of and verdict.duplicate_of in dict(offered):
+        decision.duplicates.append((block, verdict.duplicate_of))
+        return None
     tags = tuple(dict.fromkeys([*block.tags, *verdict.tags]))
     block = block.with_changes(tags=tags)
     old = verdict.revision_of
@@ -149,29 +156,21 @@ def _consider(
     judge: Judge | None,
 ) -> None:
     """Drop a true duplicate, or judge the block, link its look-alikes and promote it."""
-    twin = _exact_twin(core, block, decision)
+    twin = _exact_twin(core, block, decision) or next(
+        (o.id for o, _ in near if o.id != block.id and same_information(block.content, o.content)),
+        None,
+    )
     if twin is not None:
         decision.duplicates.append((block, twin))
         return
-    dup = next(
-        (o for o, c in near if c >= DUPLICATE_COSINE and not differences(block.content, o.content)),
-        None,
-    )
-    if dup is not None:
-        decision.duplicates.append((block, dup.id))
-        return
     if judge is not None:
-        block = _apply_judgement(core, decision, block, judge, near)
+        judged = _apply_judgement(core, decision, block, judge, near)
+        if judged is None:
+            return
+        block = judged
     for other, cos in near:
         if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
-            decision.lookalikes.append(
-                {
-                    "id": block.id,
-                    "other": other.id,
-                    "cosine": round(cos, 4),
-                    "differs": differences(block.content, other.content),
-                }
-            )
+            decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
     decision.by_hash.setdefault(block.content_hash, block.id)
 
@@ -340,6 +339,7 @@ def _write(
                 *decision.superseded,
                 *deep.retag,
                 *(e.source for e in edges),
+                *(str(p["other"]) for p in decision.lookalikes if "revises" in p),
             ],
             files={p: FileEdit(tuple(bs)) for p, bs in files.edits.items()},
             body=(
@@ -372,17 +372,8 @@ def _ledger_lines(
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=False))
     for block_id, j in deep.judgements.items():
         lines.setdefault(block_id, []).append(analysis_line(core, block_id, j, rescore=True))
-    for pair in decision.lookalikes:
-        lines.setdefault(str(pair["id"]), []).append(
-            core.event(
-                "edge",
-                str(pair["id"]),
-                target=pair["other"],
-                relation="similar",
-                weight=pair["cosine"],
-                source="similar",
-            )
-        )
+    for block_id, more in lookalike_lines(core, decision.lookalikes, commit_id).items():
+        lines.setdefault(block_id, []).extend(more)
     for block_id, more in edge_lines(core, edges, commit_id).items():
         lines.setdefault(block_id, []).extend(more)
     return lines

@@ -24,6 +24,8 @@ class Judgement:
     summary: str = ""
     revision_of: str | None = None
     malformed: bool = False
+    duplicate_of: str | None = None
+    """An offered look-alike this block repeats exactly: dream archives it as a duplicate."""
 
 
 Judge = Callable[[Block, list[tuple[str, str]]], Judgement]
@@ -65,11 +67,13 @@ def host_judge(core: Core, analyses: Mapping[str, Mapping[str, object]]) -> Host
                 "Tags use letters, digits and _ . / % : + - (no spaces).",
             )
         revision = entry.get("revision_of")
+        duplicate = entry.get("duplicate_of")
         checked[block_id] = Judgement(
             float(alignment),
             tuple(tags),
             str(entry.get("summary", "")),
             str(revision) if revision else None,
+            duplicate_of=str(duplicate) if duplicate else None,
         )
     return HostJudge(checked)
 

@@ -183,7 +183,8 @@ class DreamResult(Result):
     duplicates: list[dict[str, str]] = field(default_factory=list)
     """True duplicates archived, as ``{id, of}``: ``of`` is the block it repeats."""
     lookalikes: list[dict[str, object]] = field(default_factory=list)
-    """Near pairs (cosine ≥ 0.90) linked for review: ``{id, other, cosine, differs}``."""
+    """Near pairs (cosine ≥ 0.90) linked for review: ``{id, other, cosine, differs}``, and
+    ``revises: {newer, older}`` when only a value differs (a candidate revision)."""
     inbox_remaining: int = 0
     """Inbox blocks left for a later run."""
     commit_id: str | None = None
@@ -219,6 +220,8 @@ class DreamResult(Result):
                 f"promoted, {len(self.duplicates)} duplicates archived, {len(self.lookalikes)} "
                 f"look-alikes linked for review; {self.inbox_remaining} still in the inbox."
             )
+            if self.lookalikes:
+                text += " See them with `elfmem review lookalikes`."
         if self.rescore_note:
             text += f" Deep sleep: {self.rescore_note}."
         if self.edges_added:

@@ -30,12 +30,16 @@ READS = {
     "elfmem_recall", "elfmem_frame", "elfmem_should_dream", "elfmem_ls", "elfmem_inbox",
     "elfmem_show", "elfmem_block_history", "elfmem_ledger", "elfmem_history",
     "elfmem_index_check", "elfmem_index_status", "elfmem_status", "elfmem_guide",
+    "elfmem_lookalikes",
+}  # fmt: skip
+DESTRUCTIVE = {
+    "elfmem_forget", "elfmem_undo", "elfmem_curate", "elfmem_disconnect",
+    "elfmem_resolve_lookalike",
 }  # fmt: skip
 READS |= {
     "elfmem_review_constitutional", "elfmem_list_amendments", "elfmem_mind_list",
     "elfmem_mind_show",
 }  # fmt: skip
-DESTRUCTIVE = {"elfmem_forget", "elfmem_undo", "elfmem_curate", "elfmem_disconnect"}
 DESTRUCTIVE |= {"elfmem_review_corpus", "elfmem_revert_amendment"}
 NOT_DESTRUCTIVE_WRITES = {"elfmem_remember", "elfmem_remember_many", "elfmem_edit", "elfmem_dream"}
 

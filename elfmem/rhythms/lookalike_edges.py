@@ -1,0 +1,89 @@
+"""The edges dream writes for a look-alike pair: ``similar`` for review, ``revises`` for a
+candidate revision.
+
+A look-alike is a block at cosine ≥ 0.90 to one already kept that does not carry the same
+information (``block/facts.py``). Both stay; the newer one's note gets a ``similar`` edge naming
+the differences. When the pair is about the same subject and only a value differs (a number,
+unit, version, date, negation, antonym or state), the newer block also gets a ``revises`` edge to
+the older: the ledger form of "B is a candidate revision of A" (docs/ledger.md). With an LLM the
+judgement decides instead, so no ``revises`` edge is guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from elfmem.block.facts import compare
+from elfmem.block.model import Block
+from elfmem.rhythms.core import Core
+
+LOOKALIKE_COSINE = 0.90
+"""A block this close to one already kept is a look-alike: linked (``similar``) for review."""
+
+
+def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:
+    """A look-alike pair, its differences named (older text on the left), and, on the
+    deterministic path, which of the two is a candidate revision of the other."""
+    newer, older = (block, other) if block.created >= other.created else (other, block)
+    found = compare(older.content, newer.content)
+    pair: dict[str, object] = {
+        "id": block.id,
+        "other": other.id,
+        "cosine": round(cos, 4),
+        "differs": [d.as_dict() for d in found.differences],
+    }
+    if revisions and found.revision_like:
+        pair["revises"] = {"newer": newer.id, "older": older.id}
+    return pair
+
+
+def lookalike_lines(
+    core: Core, pairs: Sequence[Mapping[str, object]], commit_id: str | None
+) -> dict[str, list[str]]:
+    """A ``similar`` edge per look-alike pair, differences named, and for a candidate revision a
+    ``revises`` edge on the newer block with ``revised_by`` on the older, so a query meets the
+    pair from either end. All carry the run's commit: ``undo`` cancels them."""
+    stamp = {"commit": commit_id} if commit_id else {}
+    lines: dict[str, list[str]] = {}
+    for pair in pairs:
+        block_id, other = str(pair["id"]), str(pair["other"])
+        lines.setdefault(block_id, []).append(
+            core.event(
+                "edge",
+                block_id,
+                target=other,
+                relation="similar",
+                weight=pair["cosine"],
+                source="similar",
+                differs=pair["differs"],
+                **stamp,
+            )
+        )
+        revises = pair.get("revises")
+        if isinstance(revises, dict):
+            newer = str(revises["newer"])
+            lines.setdefault(newer, []).append(
+                core.event(
+                    "edge",
+                    newer,
+                    target=revises["older"],
+                    relation="revises",
+                    weight=pair["cosine"],
+                    source="dream",
+                    differs=pair["differs"],
+                    **stamp,
+                )
+            )
+            older = str(revises["older"])  # the same edge seen from the block it revises
+            lines.setdefault(older, []).append(
+                core.event(
+                    "edge",
+                    older,
+                    target=newer,
+                    relation="revised_by",
+                    weight=pair["cosine"],
+                    source="dream",
+                    **stamp,
+                )
+            )
+    return lines
