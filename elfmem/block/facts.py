@@ -91,9 +91,14 @@ class Comparison:
     def revision_like(self) -> bool:
         """Same subject, another value: no name, identifier or path differs, and at least one
         value does. Words may be added or dropped around it ("now", "since the upgrade"), but a
-        word replaced by another word is a different statement and left for review."""
+        word replaced by another word is a different statement and left for review, and so are
+        two values replaced at once ("Service 0 … port 8000" / "Service 3 … port 8003": the
+        first number may name the subject)."""
         kinds = set(self.kinds)
         if not kinds & VALUE_KINDS or kinds & SUBJECT_KINDS:
+            return False
+        replaced = [d for d in self.differences if d.left and d.right]
+        if len(replaced) > 1:
             return False
         return all(d.kind in VALUE_KINDS or not (d.left and d.right) for d in self.differences)
 

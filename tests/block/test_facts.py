@@ -159,3 +159,9 @@ def test_property_replacing_any_word_keeps_the_pair_apart_unless_only_case_or_ar
     folded = [t.key for t in tokens(words[at])], [t.key for t in tokens(new)]
     assert same_information(a, b) is (folded[0] == folded[1])
     assert same_information(a, b) is same_information(b, a)
+
+
+def test_two_values_replaced_at_once_are_left_for_review_not_taken_as_a_revision() -> None:
+    pair = compare("Service 0 listens on port 8000", "Service 3 listens on port 8003")
+    assert not pair.same_information and not pair.revision_like
+    assert compare("The limit is 100 per key", "The limit is now 1000 per key").revision_like
