@@ -30,6 +30,7 @@ def _register() -> None:
     from elfmem.cli import (
         adaptive,
         capture,
+        demo,
         guide,
         hooks,
         index,
@@ -51,6 +52,7 @@ def _register() -> None:
         serve,
         hooks,
         guide,
+        demo,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
