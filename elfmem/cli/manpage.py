@@ -32,8 +32,8 @@ _DESCRIPTION = (
     "of it will do, as with git's commit ids.",
 )
 _COMPLETION = (
-    ("bash", "eval \"$(_ELFMEM_COMPLETE=bash_source elfmem)\"", "~/.bashrc"),
-    ("zsh", "eval \"$(_ELFMEM_COMPLETE=zsh_source elfmem)\"", "~/.zshrc"),
+    ("bash", 'eval "$(_ELFMEM_COMPLETE=bash_source elfmem)"', "~/.bashrc"),
+    ("zsh", 'eval "$(_ELFMEM_COMPLETE=zsh_source elfmem)"', "~/.zshrc"),
     ("fish", "_ELFMEM_COMPLETE=fish_source elfmem | source", "~/.config/fish/config.fish"),
 )
 
