@@ -61,11 +61,12 @@ def _paragraphs(text: str) -> list[str]:
 
 def _options(ctx: click.Context, command: click.Command) -> list[str]:
     lines: list[str] = []
+    help_option = command.get_help_option(ctx)
     for param in command.get_params(ctx):
         record = param.get_help_record(ctx)
         if record is None or isinstance(param, click.Argument):  # the usage line names these
             continue
-        if param.name == "help" and ctx.parent is not None:  # said once, under OPTIONS
+        if param is help_option:  # click caches it per command, as the first context named it
             continue
         names, help_ = record
         lines += [".TP", f"\\fB{escape(names)}\\fR", escape(" ".join(help_.split()) or "-")]
@@ -98,6 +99,9 @@ def render_manpage(group: click.Group | None = None, name: str = "elfmem") -> st
         *(line for text in _DESCRIPTION for line in (".PP", escape(text))),
         ".SH OPTIONS",
         *_options(root, group),
+        ".TP",
+        f"\\fB{escape(', '.join(root.help_option_names))}\\fR",
+        "Show the help of elfmem, or of the command it follows, and exit.",
         ".SH COMMANDS",
     ]
     for path, command in commands(group):
