@@ -118,17 +118,19 @@ async def tour(root: Path, say: Say) -> None:
     """Every step on a fresh memory at ``root`` (a new or empty folder the caller checked)."""
     system, init = await MemorySystem.init(root, name="Ada", seed=True)
     say(f"A new memory for an agent called Ada: {init.summary}")
-    async with system.session():
-        ids = await _capture_and_consolidate(system, say)
-        before = git(root, "rev-parse", "HEAD")
-        fixed = await _correct(system, say, ids[0])
-        await _outcome(system, say, fixed, ids[1])
-        await _undo(system, say, ids[1])
-        say(heading(7, f"recall --at {before[:12]} answers from memory before the correction"))
-        say(listing(await system.recall(QUERY, top_k=3, at=before, reinforce=False)))
-        anchor = (await system.ledger(fixed)).anchor
-        self_text = (await system.frame("self", reinforce=False)).text
-    await system.close()  # flushes the spooled ledger events into the notes ref
+    try:
+        async with system.session():
+            ids = await _capture_and_consolidate(system, say)
+            before = git(root, "rev-parse", "HEAD")
+            fixed = await _correct(system, say, ids[0])
+            await _outcome(system, say, fixed, ids[1])
+            await _undo(system, say, ids[1])
+            say(heading(7, f"recall --at {before[:12]} answers from memory before the correction"))
+            say(listing(await system.recall(QUERY, top_k=3, at=before, reinforce=False)))
+            anchor = (await system.ledger(fixed)).anchor
+            self_text = (await system.frame("self", reinforce=False)).text
+    finally:
+        await system.close()  # flushes the spooled ledger events into the notes ref
     say(heading(8, "one readable commit per operation, with trailers (git log --oneline)"))
     say(git(root, "log", "--oneline", "-12"))
     say(heading(9, f"the ledger of block {fixed[:8]} is a git note (refs/notes/elfmem)"))
@@ -212,35 +214,37 @@ _ELSEWHERE = (
 )
 
 
-def next_steps(root: Path, kept: bool) -> str:
+def next_steps(root: Path, kept: bool, program: str = "elfmem") -> str:
+    """Commands to type next, with ``program`` as the demo was started (``.venv/bin/elfmem``
+    works where a bare ``elfmem`` is not on PATH)."""
     if not kept:
         return (
             "\nThe demo ran in a temporary folder, deleted now. Keep one to look around:\n"
-            "  elfmem demo ~/elfmem-demo     (a new folder, outside any git repository)"
+            f"  {program} demo ~/elfmem-demo     (a new folder, outside any git repository)"
         )
     where = shlex.quote(str(root))
     return "\n".join(
         [
             f"\nThe memory is kept in {root}. Try next:",
             f"  cd {where} && git log --stat -3",
-            f"  elfmem -C {where} recall 'database scaling'",
-            f"  elfmem -C {where} ls",
-            f"  elfmem -C {where} visualise",
-            f"  elfmem -C {where} guide",
+            f"  {program} -C {where} recall 'database scaling'",
+            f"  {program} -C {where} ls",
+            f"  {program} -C {where} visualise",
+            f"  {program} -C {where} guide",
         ]
     )
 
 
-async def run(folder: Path | None, say: Say) -> Path | None:
+async def run(folder: Path | None, say: Say, program: str = "elfmem") -> Path | None:
     """The whole demo: in ``folder`` (checked, then kept) or in a temporary one (then deleted)."""
     import tempfile
 
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="elfmem-demo-") as tmp:
             await tour(Path(tmp), say)
-        say(next_steps(Path(tmp), kept=False))
+        say(next_steps(Path(tmp), kept=False, program=program))
         return None
     root = check_folder(folder)
     await tour(root, say)
-    say(next_steps(root, kept=True))
+    say(next_steps(root, kept=True, program=program))
     return root

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 import click
@@ -20,7 +23,17 @@ def demo(folder: Path | None) -> None:
     FOLDER (new or empty, outside any git repository) keeps the memory to look at afterwards;
     without it the tour runs in a temporary folder that is deleted at the end.
     """
-    guarded(False, lambda: asyncio.run(demo_mod.run(folder, click.echo)))
+    guarded(False, lambda: asyncio.run(demo_mod.run(folder, click.echo, program())))
+
+
+def program() -> str:
+    """How to run elfmem again: ``elfmem`` when that is what PATH finds, else the full path of
+    the script that is running (``.venv/bin/elfmem`` from the README's first command)."""
+    started = Path(sys.argv[0]).absolute()
+    on_path = shutil.which("elfmem")
+    if started.name != "elfmem" or (on_path and Path(on_path).absolute() == started):
+        return "elfmem"
+    return shlex.quote(str(started))
 
 
 COMMANDS = [demo]
