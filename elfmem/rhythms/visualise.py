@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from elfmem.block.text import shorten
 from elfmem.errors import InvalidInput
 from elfmem.index import queries
 from elfmem.index.queries import BlockRow
@@ -86,7 +87,7 @@ def is_identity(row: BlockRow) -> bool:
 
 def _title(content: str) -> str:
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    return first.lstrip("#").strip()[:80]
+    return shorten(first.lstrip("#").strip(), 80)
 
 
 def _edges(core: Core, rows: dict[str, BlockRow]) -> list[dict[str, Any]]:
