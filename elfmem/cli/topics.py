@@ -132,6 +132,9 @@ def lookup(topic: str | None) -> str | None:
     key = " ".join(topic.split())
     if key in COMMANDS:
         return entry(key)
+    group = [c for c in COMMANDS if c.startswith(key + " ")]  # ``index``: all its subcommands
+    if group:
+        return "\n\n".join(entry(c) for c in group)
     api = key.replace("-", "_")
     if api in guide_mod.GUIDES:
         commands = [c for c, ops in COMMANDS.items() if api in ops]

@@ -47,6 +47,8 @@ def test_names_in_an_entry_are_the_commands_a_person_types() -> None:
     assert "DON'T USE WHEN  Many at once: remember --batch." in run("remember")[1]
     assert "COST            walks history" in run("history")[1]  # prose stays prose
     assert run("index", "check")[1].startswith("index check  (API: index_check)")
+    hooks = run("hooks")[1]
+    assert "hooks install  (API: hooks_install)" in hooks and "hooks status  (API:" in hooks
 
 
 def test_an_api_name_still_works_and_says_which_command_runs_it() -> None:
