@@ -73,6 +73,11 @@ def _options(ctx: click.Context, command: click.Command) -> list[str]:
     return lines
 
 
+def runs_alone(command: click.Command) -> bool:
+    """A command a person can run: not a group, or a group that does something by itself."""
+    return not isinstance(command, click.Group) or command.invoke_without_command
+
+
 def _command(root: click.Context, path: str, command: click.Command) -> list[str]:
     ctx = click.Context(command, info_name=f"elfmem {path}", parent=root)
     usage = " ".join(command.collect_usage_pieces(ctx))
@@ -105,7 +110,7 @@ def render_manpage(group: click.Group | None = None, name: str = "elfmem") -> st
         ".SH COMMANDS",
     ]
     for path, command in commands(group):
-        if not isinstance(command, click.Group):
+        if runs_alone(command):
             lines += _command(root, path, command)
     lines += [".SH SHELL COMPLETION", ".PP", "Add the line for your shell to its start-up file:"]
     for shell, line, where in _COMPLETION:

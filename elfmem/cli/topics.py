@@ -49,7 +49,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "serve": (),
     "demo": (),
 }
-"""Every visible command (subcommands by their full path) → the API operations it calls."""
+"""Every visible command (subcommands by their full path, and groups that run on their own)
+→ the API operations it calls. ``tests/guide/test_cli_guide.py`` fails when one is missing."""
 
 CLI_ONLY: dict[str, tuple[str, str, str, str, str]] = {
     "agent-docs": (
@@ -130,11 +131,10 @@ def lookup(topic: str | None) -> str | None:
     if not topic:
         return "\n\n".join([*(entry(c) for c in COMMANDS), topics()])
     key = " ".join(topic.split())
-    if key in COMMANDS:
-        return entry(key)
-    group = [c for c in COMMANDS if c.startswith(key + " ")]  # ``index``: all its subcommands
-    if group:
-        return "\n\n".join(entry(c) for c in group)
+    # A group (``index``) shows each of its subcommands, after its own entry if it runs alone.
+    found = [c for c in COMMANDS if c == key or c.startswith(key + " ")]
+    if found:
+        return "\n\n".join(entry(c) for c in found)
     api = key.replace("-", "_")
     if api in guide_mod.GUIDES:
         commands = [c for c, ops in COMMANDS.items() if api in ops]
