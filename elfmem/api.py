@@ -43,6 +43,7 @@ from elfmem.rhythms.curate import CurateResult
 from elfmem.rhythms.dream import DreamResult
 from elfmem.rhythms.feedback import OutcomeResult
 from elfmem.rhythms.graph import ConnectResult, ConnectSpec
+from elfmem.rhythms.ids import resolve, resolve_all, resolve_specs
 from elfmem.rhythms.results import (
     BatchResult,
     BlockInfo,
@@ -236,11 +237,12 @@ class MemorySystem(IdentityOperations):
         allow_secret: bool = False,
     ) -> ChangeResult:
         """Correct a block's content, cue or tags; its id survives."""
+        block_id = resolve(self._core, block_id)
         return capture.edit(self._core, block_id, content, cue, tags, allow_secret)
 
     async def forget(self, block_id: str) -> ChangeResult:
         """Archive a block (kept, not deleted; `undo` brings it back). Idempotent."""
-        return capture.forget(self._core, block_id)
+        return capture.forget(self._core, resolve(self._core, block_id))
 
     async def undo(self, commit: str | None = None) -> UndoResult:
         """Revert the last elfmem commit (or ``commit``) with a new commit."""
@@ -264,15 +266,15 @@ class MemorySystem(IdentityOperations):
 
     async def show(self, block_id: str) -> BlockInfo:
         """One block in full."""
-        return inspect.show(self._core, block_id)
+        return inspect.show(self._core, resolve(self._core, block_id))
 
     async def block_history(self, block_id: str) -> HistoryResult:
         """The commits that touched a block, newest first."""
-        return inspect.history(self._core, block_id)
+        return inspect.history(self._core, resolve(self._core, block_id))
 
     async def ledger(self, block_id: str) -> LedgerResult:
         """A block's ledger events (its git note)."""
-        return inspect.ledger(self._core, block_id)
+        return inspect.ledger(self._core, resolve(self._core, block_id))
 
     async def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """The most recent elfmem operations, newest first."""
@@ -413,25 +415,28 @@ class MemorySystem(IdentityOperations):
         allow_constitutional: bool = False,
     ) -> OutcomeResult:
         """Fold a 0..1 ground-truth signal into each block's confidence (Beta update)."""
+        block_ids = resolve_all(self._core, block_ids)
         return feedback.outcome(self._core, block_ids, signal, weight, source, allow_constitutional)
 
     async def record_use(self, block_ids: Sequence[str]) -> int:
         """The weaker signal: these blocks were relevant (not necessarily right)."""
-        return recall_mod.record_use(self._core, block_ids)
+        return recall_mod.record_use(self._core, resolve_all(self._core, block_ids))
 
     async def connect(self, source: str, target: str, relation: str = "related") -> ConnectResult:
         """Link two blocks: one of the six declared relations (committed) or ``related``."""
-        return graph.connect_many(self._core, [ConnectSpec(source, target, relation)])
+        spec = ConnectSpec(resolve(self._core, source), resolve(self._core, target), relation)
+        return graph.connect_many(self._core, [spec])
 
     async def connects(self, specs: Sequence[ConnectSpec]) -> ConnectResult:
         """Many links at once: declared ones in one commit."""
-        return graph.connect_many(self._core, specs)
+        return graph.connect_many(self._core, resolve_specs(self._core, specs))
 
     async def disconnect(
         self, source: str, target: str, relation: str = "related"
     ) -> ConnectResult:
         """Remove a link (a declared line, or a ledger edge)."""
-        return graph.connect_many(self._core, [ConnectSpec(source, target, relation)], add=False)
+        spec = ConnectSpec(resolve(self._core, source), resolve(self._core, target), relation)
+        return graph.connect_many(self._core, [spec], add=False)
 
     async def connect_by_query(
         self, query_a: str, query_b: str, relation: str = "related", min_confidence: float = 0.70

@@ -371,7 +371,7 @@ def guide(name: str | None = None) -> str:
         return entry(key)
     close = difflib.get_close_matches(key, list(GUIDES), n=3, cutoff=0.4)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
-    return f"No operation named {name!r}.{hint} `elfmem guide` lists them all."
+    return f"No operation named {name!r}.{hint}\nOperations: {', '.join(sorted(GUIDES))}."
 
 
 def agent_markdown() -> str:

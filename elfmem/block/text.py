@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from typing import Any, cast
 
 EMPTY_PREVIEW = "(empty)"
 """The heading of a block whose content has no words at all (only markup or comments)."""
+
+ELLIPSIS = "\u2026"
+"""Marks a cut line: one character, so a shortened line still fits its width."""
+
+# Where a cut may fall: after a space, or after CJK punctuation (such text has no spaces).
+_BOUNDARY = re.compile(r"[ \u3001\u3002\uff0c\uff01\uff1f\uff1b\uff1a]")
+_TRAILING = " ,;:-\u2013\u2014\u3001\uff0c\uff1b\uff1a"
+# Characters that belong to the one before them: never left stranded by a cut.
+_JOINED = frozenset({"Mn", "Mc", "Me"})
+_JOINERS = "\u200d\ufe0e\ufe0f"
 
 _INLINE_PARENTS = frozenset(
     {
@@ -94,11 +105,35 @@ def _line_words(line: str) -> str:
     return " ".join(_inline_text(tokens).split())
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line in at most ``width`` characters, cut after a word with an ellipsis.
+
+    A reader skims headings and commit subjects: "above 200 client" reads as a different fact,
+    "above 200…" as an unfinished one. Text with no boundary in reach (one long word, CJK
+    without punctuation) is cut between characters, never between a letter and its accent.
+    """
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    room = max(width, 1) - 1
+    cut = max((m.end() for m in _BOUNDARY.finditer(text, 0, room + 1)), default=0)
+    if cut <= room // 3:  # no boundary, or one that would keep too little of the line
+        cut = room
+        while cut > 1 and (
+            unicodedata.category(text[cut]) in _JOINED
+            or text[cut] in _JOINERS
+            or text[cut - 1] in _JOINERS
+        ):
+            cut -= 1
+    head = text[:cut].rstrip(_TRAILING) or text[:cut].rstrip()
+    return head + ELLIPSIS
+
+
 def preview(content: str, width: int = 60) -> str:
     """The heading text for ``content``: the first line that has words, as plain text.
 
-    Cut to ``width`` characters (a character boundary, never a byte one), never empty and never
-    containing a line break, so the ``## `` heading stays one line.
+    At most ``width`` characters, cut after a word with an ellipsis (``shorten``), never empty
+    and never containing a line break, so the ``## `` heading stays one line.
     """
     return _cached_preview(content, max(width, 1))
 
@@ -111,5 +146,5 @@ def _cached_preview(content: str, width: int) -> str:
             continue
         words = _line_words(line)
         if words:
-            return words[:width].rstrip()
+            return shorten(words, width)
     return EMPTY_PREVIEW

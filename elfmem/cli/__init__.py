@@ -30,6 +30,7 @@ def _register() -> None:
     from elfmem.cli import (
         adaptive,
         capture,
+        demo,
         guide,
         hooks,
         index,
@@ -55,6 +56,7 @@ def _register() -> None:
         guide,
         review,
         mind,
+        demo,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

@@ -10,16 +10,22 @@ from pathlib import Path
 import click
 
 from elfmem import guide as guide_mod
-from elfmem.cli.output import emit, json_option, repo_path
+from elfmem.cli import topics
+from elfmem.cli.output import emit, fail, json_option, repo_path
+from elfmem.errors import InvalidInput
 
 
 @click.command()
-@click.argument("operation", required=False)
+@click.argument("topic", nargs=-1)
 @json_option
-def guide(operation: str | None, json_: bool) -> None:
-    """Every operation, or one in full. Never fails."""
-    text = guide_mod.guide(operation)
-    emit({"operation": operation, "text": text}, json_, text)
+def guide(topic: tuple[str, ...], json_: bool) -> None:
+    """Every command, or one in full (``history``, ``index check``), with the API operation
+    beside it; API names (``block_history``) work too. An unknown TOPIC lists them all."""
+    name = " ".join(topic) or None
+    text = topics.lookup(name)
+    if text is None:
+        fail(InvalidInput(topics.unknown(str(name)), "elfmem guide TOPIC"), json_)
+    emit({"operation": name, "text": text}, json_, text)
 
 
 @click.command(name="agent-docs")

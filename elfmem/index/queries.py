@@ -225,3 +225,14 @@ def status(db: IndexDB) -> dict[str, object]:
         "path": str(db.path) if db.path is not None else None,
         "healed": db.healed,
     }
+
+
+def ids_with_prefix(db: IndexDB, prefix: str, limit: int = 11) -> list[tuple[str, str]]:
+    """Indexed blocks whose id starts with ``prefix``, as (id, content), in id order.
+
+    A range over the unique id index, so it costs a seek, not a scan; ``limit`` bounds what an
+    ambiguous short prefix returns.
+    """
+    sql = "SELECT id, content FROM blocks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"
+    rows = db.conn.execute(sql, (prefix, prefix + "\U0010ffff", limit))
+    return [(r[0], r[1]) for r in rows]

@@ -10,7 +10,9 @@ from elfmem.mcp.spec import MemoryItem, Param, ToolSpec
 CONTENT = Param("content", str, "The knowledge itself: one self-contained statement.")
 CUE = Param("cue", str, "When a future agent should recall this: the situation, in one line.")
 TAGS = Param("tags", list[str], 'Hierarchical tags such as "db/postgres".')
-BLOCK_ID = Param("block_id", str, "A block id as returned by remember, recall or ls.")
+BLOCK_ID = Param(
+    "block_id", str, "A block id from remember, recall or ls, or a unique prefix of 4+ characters."
+)
 TOP_K = Param("top_k", int | None, "How many blocks to return (default: the frame's own).")
 AT = Param("at", str | None, "Answer from memory as it was at this commit (e.g. HEAD~20).")
 SECRET = Param("allow_secret", bool, "Store text that looks like a credential anyway.")

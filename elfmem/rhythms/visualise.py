@@ -3,6 +3,10 @@
 The page carries its data, styles and script inline (no network, no CDN), so it works from a file
 on disk, offline, forever. It is written to ``<gitdir>/elfmem/`` by default: a view of the memory,
 never part of it, so it is never committed and never pushed.
+
+It draws every kind of edge the memory has, because the learned ones are where it adapts:
+declared relations (in the files), and from the ledger dream's similarity links, co-retrieval
+pairs that graduated, ``related`` links and outcome edges; the page toggles each kind.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from elfmem.block.text import shorten
 from elfmem.errors import InvalidInput
 from elfmem.index import queries
 from elfmem.index.queries import BlockRow
+from elfmem.rhythms.adaptive import all_learned_edges
 from elfmem.rhythms.core import LIVE, STATUSES, Core
 from elfmem.rhythms.results import Result
 
@@ -24,6 +30,10 @@ DATA_SLOT = "/*ELFMEM_GRAPH_DATA*/"
 DEFAULT_NAME = "graph.html"
 PRIOR_CONFIDENCE = 0.5
 _JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+FAMILIES = ("declared", "similar", "co-retrieval", "related", "outcome")
+"""Edge kinds the page draws, each with its own style and toggle: declared relations from the
+files, then the ledger's learned edges by relation."""
+_LEARNED = {"similar": "similar", "co_retrieval": "co-retrieval", "related": "related"}
 
 
 @dataclass(frozen=True)
@@ -34,15 +44,19 @@ class VisualiseResult(Result):
     nodes: int
     """Blocks drawn: inbox and active ones (archived too when asked), at most ``max_nodes``."""
     edges: int
-    """Declared relations drawn between those blocks, each counted once."""
+    """Edges drawn between those blocks, of every kind, each counted once."""
     omitted: int = 0
     """Blocks left out by ``max_nodes``."""
+    edge_kinds: dict[str, int] | None = None
+    """Edges drawn per kind: declared, similar, co-retrieval, related, outcome."""
 
     @property
     def summary(self) -> str:
         left = f" ({self.omitted} less-connected blocks left out)" if self.omitted else ""
-        relations = "relation" if self.edges == 1 else "relations"
-        return f"Wrote {self.path}: {self.nodes} blocks, {self.edges} {relations}{left}."
+        noun = "edge" if self.edges == 1 else "edges"
+        kinds = ", ".join(f"{n} {k}" for k, n in (self.edge_kinds or {}).items() if n)
+        detail = f" ({kinds})" if kinds else ""
+        return f"Wrote {self.path}: {self.nodes} blocks, {self.edges} {noun}{detail}{left}."
 
 
 @dataclass(frozen=True)
@@ -50,8 +64,15 @@ class Graph:
     """The nodes and edges the page draws, already trimmed to ``max_nodes``."""
 
     nodes: list[dict[str, Any]]
-    edges: list[dict[str, str]]
+    edges: list[dict[str, Any]]
     omitted: int
+
+    def kinds(self) -> dict[str, int]:
+        """Edges per kind, every kind present (zero when none)."""
+        counts = dict.fromkeys(FAMILIES, 0)
+        for edge in self.edges:
+            counts[edge["family"]] += 1
+        return counts
 
 
 def node_confidence(core: Core, ids: Iterable[str]) -> dict[str, float]:
@@ -66,10 +87,10 @@ def is_identity(row: BlockRow) -> bool:
 
 def _title(content: str) -> str:
     first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    return first.lstrip("#").strip()[:80]
+    return shorten(first.lstrip("#").strip(), 80)
 
 
-def _edges(core: Core, rows: dict[str, BlockRow]) -> list[dict[str, str]]:
+def _edges(core: Core, rows: dict[str, BlockRow]) -> list[dict[str, Any]]:
     """Declared relations among ``rows``, each once, pointing from the block that declares it."""
     seen: set[tuple[str, str, str]] = set()
     for own, pairs in queries.neighbours(core.db(), rows).items():
@@ -78,7 +99,36 @@ def _edges(core: Core, rows: dict[str, BlockRow]) -> list[dict[str, str]]:
                 continue
             forward = (kind, other) in rows[own].relations
             seen.add((own, kind, other) if forward else (other, kind, own))
-    return [{"source": s, "kind": k, "target": t} for s, k, t in sorted(seen)]
+    return [
+        {"source": s, "kind": k, "target": t, "family": "declared", "weight": 1.0}
+        for s, k, t in sorted(seen)
+    ]
+
+
+def learned(core: Core, ids: Iterable[str]) -> list[dict[str, Any]]:
+    """The ledger's live edges among ``ids``, each pair once (both ends record it), undirected.
+
+    Graduated co-retrieval pairs count as the ledger's retrieval does (``all_learned_edges``);
+    a relation this page has no style for is drawn as an outcome edge, what the ledger keeps
+    besides the three named ones.
+    """
+    wanted = set(ids)
+    best: dict[tuple[str, str, str], float] = {}
+    for own in sorted(wanted):
+        for (other, relation), weight in all_learned_edges(core.ledger.folded(own)).items():
+            if other in wanted and other != own:
+                a, b = (own, other) if own < other else (other, own)
+                best[a, b, relation] = max(best.get((a, b, relation), 0.0), weight)
+    return [
+        {
+            "source": a,
+            "kind": relation,
+            "target": b,
+            "family": _LEARNED.get(relation, "outcome"),
+            "weight": round(weight, 4),
+        }
+        for (a, b, relation), weight in sorted(best.items())
+    ]
 
 
 def _keep(rows: Sequence[BlockRow], degree: dict[str, int], max_nodes: int) -> list[BlockRow]:
@@ -102,7 +152,7 @@ def collect(core: Core, include_archived: bool = False, max_nodes: int = 100) ->
         for end in (edge["source"], edge["target"]):
             degree[end] = degree.get(end, 0) + 1
     kept = {r.id: r for r in _keep(list(every.values()), degree, max_nodes)}
-    edges = _edges(core, kept)
+    edges = _edges(core, kept) + learned(core, kept)
     confidence = node_confidence(core, kept)
     nodes = [
         {
@@ -151,4 +201,6 @@ def visualise(
             f"Cannot write the graph page to {path}: {exc.strerror or exc}.",
             "Pass a writable file path with -o, e.g. `elfmem visualise -o /tmp/graph.html`.",
         ) from exc
-    return VisualiseResult(str(path), len(graph.nodes), len(graph.edges), graph.omitted)
+    return VisualiseResult(
+        str(path), len(graph.nodes), len(graph.edges), graph.omitted, graph.kinds()
+    )

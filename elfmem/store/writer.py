@@ -25,6 +25,7 @@ from pygit2.ffi import ffi as _ffi
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
+from elfmem.block.text import shorten
 from elfmem.errors import ConflictError
 from elfmem.store import repo as repo_mod
 from elfmem.store.objects import ObjectBatch, commit_bytes
@@ -71,8 +72,13 @@ class WriteResult:
     parse or hash them again."""
 
 
+SUBJECT_WIDTH = 72
+"""git's own advice for a subject line; longer ones are cut after a word (``shorten``)."""
+
+
 def _message(plan: Plan, agent: str, carried: Sequence[str]) -> str:
-    lines = [plan.subject.strip().splitlines()[0][:72] if plan.subject.strip() else plan.op, ""]
+    first = plan.subject.strip().splitlines()[0] if plan.subject.strip() else plan.op
+    lines = [shorten(first, SUBJECT_WIDTH), ""]
     if plan.body:
         lines += [plan.body.rstrip(), ""]
     if carried:

@@ -282,8 +282,8 @@ def test_preview_is_one_short_line_with_words() -> None:
     assert preview("```python\nprint('hi')\n```") == "print('hi')"
     assert preview("<!-- only a comment -->\n---") == "(empty)"
     assert preview("  \n**Bold** start\nsecond") == "Bold start"
-    assert preview("é" * 100) == "é" * 60
-    assert preview("word " * 30, width=12) == "word word wo"
+    assert preview("é" * 100) == "é" * 59 + "…"
+    assert preview("word " * 30, width=12) == "word word…"
     assert preview("a\u2028b") == "a b"
 
 

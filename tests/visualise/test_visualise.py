@@ -84,9 +84,19 @@ def page_data(path: Path) -> dict[str, object]:
 def test_graph_holds_every_live_block_and_the_declared_edge_with_direction(repo: Path) -> None:
     ids = make_memory(repo)
     result = draw(repo)
-    assert (result.nodes, result.edges, result.omitted) == (SEEDED + 4, 1, 0)
+    assert (result.nodes, result.omitted) == (SEEDED + 4, 0)
+    assert result.edge_kinds is not None and result.edge_kinds["declared"] == 1
     data = page_data(Path(result.path))
-    assert data["edges"] == [{"source": ids["a"], "kind": "supports", "target": ids["b"]}]
+    declared = [e for e in data["edges"] if e["family"] == "declared"]  # type: ignore[attr-defined]
+    assert declared == [
+        {
+            "source": ids["a"],
+            "kind": "supports",
+            "target": ids["b"],
+            "family": "declared",
+            "weight": 1.0,
+        }
+    ]
     nodes = {n["id"]: n for n in data["nodes"]}  # type: ignore[attr-defined]
     assert nodes[ids["d"]]["status"] == "inbox" and nodes[ids["d"]]["tier"] == "ephemeral"
     assert (
@@ -109,7 +119,7 @@ def test_max_nodes_keeps_identity_then_the_connected(repo: Path) -> None:
     ids = make_memory(repo)
     result = draw(repo, max_nodes=SEEDED + 2)
     kept = {n["id"] for n in page_data(Path(result.path))["nodes"]}  # type: ignore[attr-defined]
-    assert result.omitted == 2 and result.edges == 1
+    assert result.omitted == 2 and result.edge_kinds and result.edge_kinds["declared"] == 1
     assert ids["a"] in kept and ids["b"] in kept and ids["c"] not in kept and ids["d"] not in kept
     assert draw(repo, max_nodes=SEEDED).edges == 0
 
@@ -214,7 +224,7 @@ def test_page_lays_out_every_block_opens_the_panel_as_text_and_paints(
     attrs = body_attrs(run.stdout)
     assert attrs["data-ready"] == "1", run.stderr[-2000:]
     assert attrs["data-node-count"] == str(result.nodes) == str(SEEDED + 4)
-    assert attrs["data-edge-count"] == "1" and attrs["data-error-count"] == "0"
+    assert attrs["data-edge-count"] == str(result.edges) and attrs["data-error-count"] == "0"
     assert "Uncaught" not in run.stderr
     # The hostile block reached the panel as text: escaped by the DOM, and it ran nothing.
     assert attrs["data-selected"] == ids["c"]
