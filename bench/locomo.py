@@ -49,6 +49,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "mmr-norm-0.7": SearchSettings(mmr_normalise=True),
     "mmr-norm-0.6": SearchSettings(mmr_normalise=True, mmr_lambda=0.6),
     "mmr-norm-0.5": SearchSettings(mmr_normalise=True, mmr_lambda=0.5),
+    "mmr-norm-0.45": SearchSettings(mmr_normalise=True, mmr_lambda=0.45),
+    "mmr-norm-0.4": SearchSettings(mmr_normalise=True, mmr_lambda=0.4),
     "no-floor": SearchSettings(dense_floor=-1.0),
 }
 

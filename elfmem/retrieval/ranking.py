@@ -1,17 +1,17 @@
 """From scored candidates to the final top k: tiers, corrections, diversity.
 
-The order is built in tiers: guaranteed blocks first (a frame's reserved slots), then every
-relevant block that outcomes have not refuted, in diversity (MMR) order, then blocks a holding
-correction supersedes, then refuted blocks; the last two appear only when fewer than k others bear
-on the query, each marked. A superseded block's confirmations predate the correction, so they do
-not keep it above blocks nobody has refuted. ``truth`` says how a score
-is made and which correction holds; this module only orders.
+The order is built in three tiers: guaranteed blocks first (a frame's reserved slots), then every
+relevant block that outcomes have not refuted, in diversity (MMR) order, then refuted blocks,
+which appear only when fewer than k others bear on the query. A block that a holding correction
+supersedes stays in the relevant tier, below its correction and marked, but its confirmations
+predate the correction and stop counting: two refutations after it take it out. ``truth`` says
+how a score is made and which correction holds; this module only orders.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval import mmr, signals, truth
+from elfmem.retrieval.confidence import JEFFREYS_PRIOR
 from elfmem.retrieval.state import BlockState
 
 TWIN_COSINE = 0.90
@@ -40,7 +41,7 @@ class Ranked:
     composite: float
     """Relevance × evidence × lift, after the revision rule: the score before diversity."""
     tier: str
-    """guaranteed, relevant, superseded or refuted."""
+    """guaranteed, relevant or refuted."""
     note: str = ""
 
 
@@ -88,25 +89,30 @@ def order(
             notes.setdefault(i, "in the inbox: not yet consolidated")
         elif truth.is_refuted(state):
             notes.setdefault(i, "refuted by outcomes")
+    stale = [_stale(states[i]) if i in placed.losers else states[i] for i in range(len(rows))]
+    for i in placed.losers:  # its confirmations predate the correction: they stop counting
+        score[i] *= truth.evidence_factor(stale[i]) / truth.evidence_factor(states[i])
     refuted = {
         i
-        for i, (row, st) in enumerate(zip(rows, states, strict=True))
+        for i, (row, st) in enumerate(zip(rows, stale, strict=True))
         if row.status != INBOX and truth.is_refuted(st) and i not in guaranteed
     }
-    superseded = placed.losers - refuted - guaranteed
     first = sorted(guaranteed, key=lambda i: (-score[i], ids[i]))
     out = [Ranked(i, score[i], score[i], "guaranteed", notes.get(i, "")) for i in first]
     room = max(0, k - len(out))
-    relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted | superseded]
+    relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
     winners = placed.winners
     picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, normalise)
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
-    for tier, members in (("superseded", superseded), ("refuted", refuted)):
-        room = max(0, k - len(out))
-        for i in sorted(members, key=lambda i: (-score[i], ids[i]))[:room]:
-            out.append(Ranked(i, score[i], score[i], tier, notes.get(i, "")))
+    room = max(0, k - len(out))
+    for i in sorted(refuted, key=lambda i: (-score[i], ids[i]))[:room]:
+        out.append(Ranked(i, score[i], score[i], "refuted", notes.get(i, "")))
     return out
+
+
+def _stale(state: BlockState) -> BlockState:
+    return replace(state, alpha=JEFFREYS_PRIOR[0])
 
 
 def _diverse(
@@ -139,8 +145,9 @@ def _diverse(
         if i in winners:  # a holding correction never pays for resembling what it corrects
             exempt[x, :] |= sims[x, :] >= TWIN_COSINE
     relevance = np.array([score[i] for i in head], dtype=np.float64)
-    if normalise:  # λ then weighs the same whatever the scores' scale
-        relevance = signals.normalise_over_candidates(relevance, MMR_FLOOR)
+    if normalise:  # over every candidate: λ then weighs the same whatever the scores' scale
+        spread = signals.normalise_over_candidates([score[i] for i in by_score], MMR_FLOOR)
+        relevance = spread[: len(head)]
     picked = mmr.mmr_ranked(relevance, sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 

@@ -35,8 +35,8 @@ class ScoredBlock:
     composite: float = 0.0
     """Relevance × evidence × lift after the revision rule: the score before diversity."""
     tier: str = "relevant"
-    """guaranteed, relevant, superseded or refuted (the last two shown only when fewer than k
-    others bear on the query)."""
+    """guaranteed, relevant, or refuted (shown only when fewer than k others bear on the
+    query)."""
     outcome_balance: float = 0.0
     """Confirming minus refuting outcomes (α − β); below −2 the block counts as refuted."""
     note: str = ""
