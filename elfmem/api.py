@@ -19,6 +19,7 @@ from elfmem.adapters.embedding import make_embedder
 from elfmem.adapters.llm import LLM, make_llm, resolve_check
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
+from elfmem.encodable import checked
 from elfmem.identity import setup
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
@@ -66,6 +67,7 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
     return config_mod.load(store.root / CONFIG_PATH)
 
 
+@checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 class MemorySystem:
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
