@@ -57,8 +57,9 @@ def require_encodable(method: str, arguments: Mapping[str, Any]) -> None:
     for name, value in arguments.items():
         where = bad_position(value)
         if where is not None:
+            at = where.strip()
             raise InvalidInput(
-                f"{method}: `{name}` is not valid Unicode text (a lone surrogate at {where.strip()}).",
+                f"{method}: `{name}` is not valid Unicode text (a lone surrogate at {at}).",
                 RECOVERY,
             )
 

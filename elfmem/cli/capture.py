@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from elfmem.cli.output import emit, json_option, guarded, read_stdin, run
+from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
 from elfmem.errors import ElfmemError, InvalidInput
 

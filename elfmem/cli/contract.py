@@ -57,8 +57,7 @@ def usage_error(exc: click.ClickException) -> InvalidInput:
         name = param.opts[-1] if isinstance(param, click.Option) else param.human_readable_name
         what = getattr(param, "help", None) or f"the {param.human_readable_name} argument"
         recovery = (
-            f"{name} is required: {what} For example: `{_example(ctx)}`; "
-            f"see {_help_of(ctx)}."
+            f"{name} is required: {what} For example: `{_example(ctx)}`; see {_help_of(ctx)}."
         )
     elif isinstance(exc, click.NoSuchOption):
         maybe = f" Did you mean {', '.join(exc.possibilities)}?" if exc.possibilities else ""
@@ -85,7 +84,7 @@ def internal_error(exc: BaseException, debug: bool) -> InternalError:
 class ElfmemGroup(click.Group):
     """The ``elfmem`` group: click's parsing, with every error routed through ``fail``."""
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
