@@ -68,6 +68,8 @@ class BlockFormatError(InvalidInput):
         )
         self.path = path
         self.line = line
+        self.detail = message
+        """The message without its ``path:line:`` prefix, for reports that print the place."""
 
 
 class SecretRefused(InvalidInput):
