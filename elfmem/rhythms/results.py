@@ -202,9 +202,16 @@ class DreamResult(Result):
     """What deep sleep did; empty when ``rescore`` was not asked for."""
     retagged: list[str] = field(default_factory=list)
     """Rescored blocks that gained tags (written in this run's commit)."""
+    interrupted: bool = False
+    """Stopped between blocks (Ctrl-C): ``processed`` blocks were committed, the rest wait."""
 
     @property
     def summary(self) -> str:
+        if not self.processed and self.interrupted:
+            return (
+                "Stopped by Ctrl-C before any block was consolidated; nothing was committed; "
+                f"{self.inbox_remaining} still in the inbox."
+            )
         if not self.processed:
             text = "Inbox empty; nothing to consolidate."
         else:
@@ -217,4 +224,9 @@ class DreamResult(Result):
             text += f" Deep sleep: {self.rescore_note}."
         if self.edges_added:
             text += f" {self.edges_added} semantic edges added."
+        if self.interrupted:
+            text += (
+                f" Stopped by Ctrl-C after {self.processed} block(s); those were committed, "
+                "the rest stay in the inbox for the next dream."
+            )
         return text
