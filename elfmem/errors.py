@@ -30,8 +30,12 @@ working; a handler that wants the kind catches the base of the row.
 
 from __future__ import annotations
 
+import errno
+
 EXIT_CHECK_FAILED = 1
 EXIT_INTERRUPTED = 130
+READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+"""What a read-only mount, or a repository another user owns, answers to a write."""
 
 
 class ElfmemError(Exception):
@@ -125,3 +129,15 @@ class InternalError(ElfmemError):
 
     kind = "internal"
     exit_code = 70
+
+
+def from_os_error(exc: OSError) -> LockedError | None:
+    """A write refused by the filesystem, as the locked kind; None for any other OSError."""
+    if exc.errno not in READ_ONLY_ERRNOS:
+        return None
+    return LockedError(
+        f"cannot write {exc.filename or 'a file'}: {exc.strerror} (the repository is read-only "
+        "here, or not yours to write).",
+        "Reads work on a read-only repository; to write, run elfmem where the repository and "
+        "its .git directory are writable by you.",
+    )

@@ -19,7 +19,13 @@ from typing import Any
 import click
 
 from elfmem.cli.output import fail
-from elfmem.errors import EXIT_INTERRUPTED, ElfmemError, InternalError, InvalidInput
+from elfmem.errors import (
+    EXIT_INTERRUPTED,
+    ElfmemError,
+    InternalError,
+    InvalidInput,
+    from_os_error,
+)
 
 REPORT = "https://github.com/elfmem/elfmem/issues"
 UTF8_RECOVERY = (
@@ -107,6 +113,8 @@ class ElfmemGroup(click.Group):
         except UnicodeError as exc:  # invalid UTF-8 on stdin, or in a file argument
             reason = getattr(exc, "reason", str(exc))
             fail(InvalidInput(f"The input is not valid UTF-8 ({reason}).", UTF8_RECOVERY), json_)
+        except OSError as exc:  # a write the filesystem refused is "locked"; the rest, a bug
+            fail(from_os_error(exc) or internal_error(exc, _debugging(argv)), json_)
         except Exception as exc:  # the interface boundary: one line, never a traceback
             fail(internal_error(exc, _debugging(argv)), json_)
         if not standalone_mode:
