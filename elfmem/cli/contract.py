@@ -38,11 +38,16 @@ def _debugging(args: Sequence[str]) -> bool:
     return "--debug" in args or os.environ.get("ELFMEM_DEBUG", "") not in ("", "0")
 
 
+def _path(ctx: click.Context) -> str:
+    """The command as a user types it (``elfmem`` whatever the program was called)."""
+    return " ".join(["elfmem", *ctx.command_path.split()[1:]])
+
+
 def _example(ctx: click.Context | None) -> str:
     """A runnable-looking line for the command: its path and every required parameter."""
     if ctx is None:
         return "elfmem --help"
-    parts = [ctx.command_path]
+    parts = [_path(ctx)]
     for param in ctx.command.params:
         if isinstance(param, click.Argument) and param.required:
             parts.append(param.make_metavar(ctx))
@@ -52,7 +57,7 @@ def _example(ctx: click.Context | None) -> str:
 
 
 def _help_of(ctx: click.Context | None) -> str:
-    return f"`{ctx.command_path} --help`" if ctx is not None else "`elfmem --help`"
+    return f"`{_path(ctx)} --help`" if ctx is not None else "`elfmem --help`"
 
 
 def usage_error(exc: click.ClickException) -> InvalidInput:
