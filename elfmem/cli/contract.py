@@ -60,10 +60,32 @@ def _help_of(ctx: click.Context | None) -> str:
     return f"`{_path(ctx)} --help`" if ctx is not None else "`elfmem --help`"
 
 
+def _hidden(ctx: click.Context, name: str) -> bool:
+    group = ctx.command
+    command = group.get_command(ctx, name) if isinstance(group, click.Group) else None
+    return command is None or command.hidden
+
+
+def _first_command(ctx: click.Context) -> str:
+    group = ctx.command
+    names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+    first = [n for n in ("status", "check") if n in names] or names[:1]
+    return " ".join([_path(ctx), *first[:1]])
+
+
 def usage_error(exc: click.ClickException) -> InvalidInput:
     """Click's refusal as invalid input, with a recovery that names what to pass and shows how."""
     ctx = getattr(exc, "ctx", None)
     param = getattr(exc, "param", None)
+    no_command = isinstance(exc, click.exceptions.NoArgsIsHelpError) or (
+        exc.format_message() == "Missing command."
+    )
+    if no_command and ctx is not None and isinstance(ctx.command, click.Group):
+        names = [n for n in ctx.command.list_commands(ctx) if not _hidden(ctx, n)]
+        return InvalidInput(
+            f"`{_path(ctx)}` needs a command.",
+            f"Pick one of: {', '.join(names)} (e.g. `{_first_command(ctx)}`); see {_help_of(ctx)}.",
+        )
     if isinstance(exc, click.MissingParameter) and param is not None:
         name = param.opts[-1] if isinstance(param, click.Option) else param.human_readable_name
         what = getattr(param, "help", None) or f"the {param.human_readable_name} argument"

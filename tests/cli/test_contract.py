@@ -97,6 +97,8 @@ def test_a_missing_option_says_what_it_is_and_gives_an_example(memory: Path) -> 
         (["no-such-command"], "No such command"),
         (["show"], "Missing argument"),
         (["hook", "not-a-hook"], "not-a-hook"),
+        ([], "`elfmem` needs a command"),
+        (["index"], "`elfmem index` needs a command"),
     ],
 )
 def test_usage_errors_keep_the_contract(memory: Path, args: list[str], said: str) -> None:
