@@ -25,6 +25,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 
 from elfmem import __version__
 from elfmem.api import ConfigLike, MemorySystem
+from elfmem.errors import LockedError
 from elfmem.mcp import replies
 from elfmem.mcp.binding import mismatch, tool_annotations, tool_function
 from elfmem.mcp.drain import AnsweringWriter, Drain, DrainingReader
@@ -68,7 +69,10 @@ class MemoryServer(MCPServer[None]):
 
     @asynccontextmanager
     async def _session(self, _: MCPServer[None]) -> AsyncIterator[None]:
-        await self.memory.begin_session()
+        try:
+            await self.memory.begin_session()
+        except LockedError as exc:  # a read-only repository: serve reads, record no session
+            logger.warning("serving without a session: %s", exc.message)
         try:
             yield None
         finally:

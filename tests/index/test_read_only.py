@@ -7,6 +7,7 @@ the kernel answers EROFS to everyone. Not root: ``chmod -R a-w`` is enough (EACC
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -44,11 +45,28 @@ def memory(repo: Path) -> Path:
     return repo
 
 
+def mcp_requests(repo: Path) -> Path:
+    """A burst of MCP requests for ``serve``, kept outside the repository (which is read-only)."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "elfmem_recall", "arguments": {"query": "deploys"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "elfmem_remember", "arguments": {"content": "a write"}}},
+    ]  # fmt: skip
+    path = repo.parent / "mcp-requests.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    return path
+
+
 def script(repo: Path) -> str:
-    """Shell lines: each command, then a marker line with its exit code."""
+    """Shell lines: each command, then a marker line with its exit code; then an MCP burst."""
     cli = f"{sys.executable} -m elfmem.cli -C {repo}"
     lines = [f'{cli} {" ".join(c)}; echo "@@ {" ".join(c)} $?"' for c in READS]
     lines.append(f'{cli} remember "a write"; echo "@@ remember $?"')
+    lines.append(f'{cli} serve < {mcp_requests(repo)}; echo "@@ serve $?"')
     return "\n".join(lines)
 
 
@@ -83,7 +101,16 @@ def test_reads_work_and_writes_are_locked_on_a_read_only_repository(memory: Path
     codes = dict(
         line[3:].rsplit(" ", 1) for line in done.stdout.splitlines() if line.startswith("@@ ")
     )
-    assert codes == {**{" ".join(c): "0" for c in READS}, "remember": "5"}, done.stderr
+    assert codes == {**{" ".join(c): "0" for c in READS}, "remember": "5", "serve": "0"}, (
+        done.stderr
+    )
+    replies = {
+        r["id"]: json.loads(r["result"]["content"][0]["text"])
+        for r in map(json.loads, (x for x in done.stdout.splitlines() if x.startswith("{")))
+        if r.get("id") in (2, 3)
+    }
+    assert "canary" in json.dumps(replies[2])  # the MCP server served the read
+    assert replies[3]["type"] == "LockedError" and replies[3]["recovery"]
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert "canary" in done.stdout  # recall and ls answered with the blocks
     assert "Error: cannot write" in done.stderr and "Recovery: Reads work" in done.stderr
