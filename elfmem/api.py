@@ -21,10 +21,12 @@ from elfmem.adapters.llm import LLM, key_env_for, make_llm, resolve_check
 from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.block.model import Block
 from elfmem.config import CONFIG_PATH, ElfmemConfig
+from elfmem.encodable import checked
 from elfmem.identity import setup
 from elfmem.identity.operations import IdentityOperations
 from elfmem.identity.setup import InitResult
 from elfmem.identity.templates import TEMPLATES
+from elfmem.index.damage import healing
 from elfmem.progress import Progress
 from elfmem.retrieval.result import FrameResult
 from elfmem.rhythms import capture, feedback, graph, inspect, maintenance, sessions
@@ -58,6 +60,12 @@ from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.store import Store
 
+READS = (
+    *("ls", "inbox", "show", "block_history", "ledger", "history", "frame", "recall", "status"),
+    *("index_check", "index_status", "index_parity", "doctor_frames", "doctor", "visualise"),
+)
+"""Methods that only read the memory: safe to run again after the index heals."""
+
 ConfigLike = ElfmemConfig | str | Path | Mapping[str, Any] | None
 
 
@@ -71,6 +79,8 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
     return config_mod.load(store.root / CONFIG_PATH)
 
 
+@checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
+@healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
 class MemorySystem(IdentityOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 

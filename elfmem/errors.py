@@ -1,15 +1,47 @@
 """Every exception elfmem raises, each carrying the exact step that recovers from it.
 
 Interfaces translate these once: the CLI prints ``Error:`` and ``Recovery:`` to stderr and exits
-non-zero; the MCP server returns ``{"error", "recovery"}``.
+with the code of the error's kind (and, with ``--json``, prints ``{"error", "recovery", "type"}``
+on stdout); the MCP server returns ``{"error", "recovery", "type"}`` as an error result.
+
+One table, kept identical in docs/errors.md; a caller decides what to do from the kind alone:
+
+==============  ===============  ====  ============================================================
+kind            exception        exit  raised when / subclasses
+==============  ===============  ====  ============================================================
+(check)         --               1     a check ran and found problems (``index check``, ``index
+                                       parity``, the git hooks); also an :class:`ElfmemError` of
+                                       no kind below (an LLM or embedding endpoint that fails)
+invalid input   InvalidInput     2     arguments that cannot be acted on, usage errors of the
+                                       command line, text that is not valid UTF-8;
+                                       :class:`BlockFormatError`, :class:`SecretRefused`
+not found       NotFound         3     no block, commit or file by that name; :class:`BlockNotFound`
+conflict        ConflictError    4     the repository's state or another writer is in the way;
+                                       :class:`RepoStateError`, :class:`UndoError`
+locked          LockedError      5     a lock held by someone else, or a read-only repository
+config          ConfigError      6     the configuration cannot be used; :class:`ModelMismatch`
+internal        InternalError    70    a fault inside elfmem (a bug): never the caller's input
+(interrupted)   --               130   Ctrl-C stopped the command
+==============  ===============  ====  ============================================================
+
+Older names stay as subclasses so ``except BlockNotFound`` and ``type == "BlockNotFound"`` keep
+working; a handler that wants the kind catches the base of the row.
 """
 
 from __future__ import annotations
+
+import errno
+
+EXIT_CHECK_FAILED = 1
+EXIT_INTERRUPTED = 130
+READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+"""What a read-only mount, or a repository another user owns, answers to a write."""
 
 
 class ElfmemError(Exception):
     """Base class: a message saying what happened and a ``recovery`` saying what to do."""
 
+    kind = "error"
     exit_code = 1
 
     def __init__(self, message: str, recovery: str = "") -> None:
@@ -21,7 +53,14 @@ class ElfmemError(Exception):
         return {"error": self.message, "recovery": self.recovery, "type": type(self).__name__}
 
 
-class BlockFormatError(ElfmemError):
+class InvalidInput(ElfmemError):
+    """Arguments that cannot be acted on: empty content, a bad tag, an unknown relation."""
+
+    kind = "invalid input"
+    exit_code = 2
+
+
+class BlockFormatError(InvalidInput):
     """A memory file does not parse; nothing was written."""
 
     def __init__(self, message: str, path: str = "", line: int = 0, recovery: str = "") -> None:
@@ -33,39 +72,55 @@ class BlockFormatError(ElfmemError):
         )
         self.path = path
         self.line = line
+        self.detail = message
+        """The message without its ``path:line:`` prefix, for reports that print the place."""
 
 
-class InvalidInput(ElfmemError):
-    """Arguments that cannot be acted on: empty content, a bad tag, an unknown relation."""
-
-    exit_code = 2
-
-
-class BlockNotFound(ElfmemError):
-    """No block has this id."""
-
-
-class SecretRefused(ElfmemError):
+class SecretRefused(InvalidInput):
     """The content looks like a credential; git history is forever, so it is refused."""
 
 
-class RepoStateError(ElfmemError):
-    """The repository is not in a state elfmem may write to (mid-merge, no repository, ...)."""
+class NotFound(ElfmemError):
+    """The thing named does not exist: a block id, a commit, a file."""
+
+    kind = "not found"
+    exit_code = 3
+
+
+class BlockNotFound(NotFound):
+    """No block has this id."""
 
 
 class ConflictError(ElfmemError):
-    """Concurrent writers kept moving the branch; the write was not made."""
+    """Something else is in the way: another writer kept moving the branch, or git's state."""
+
+    kind = "conflict"
+    exit_code = 4
 
 
-class UndoError(ElfmemError):
+class RepoStateError(ConflictError):
+    """The repository is not in a state elfmem may write to (mid-merge, no repository, ...)."""
+
+
+class UndoError(ConflictError):
     """The commit cannot be reverted by elfmem (not ours, or the revert conflicts)."""
+
+
+class LockedError(ElfmemError):
+    """A lock someone else holds, or a repository this process may not write to."""
+
+    kind = "locked"
+    exit_code = 5
 
 
 class ConfigError(ElfmemError):
     """The configuration file is missing a value or has one elfmem cannot use."""
 
+    kind = "config"
+    exit_code = 6
 
-class ModelMismatch(ElfmemError):
+
+class ModelMismatch(ConfigError):
     """The index was built with another embedding model; mixing vectors would corrupt ranking."""
 
 
@@ -89,3 +144,22 @@ class ModelReplyError(ElfmemError):
     def __init__(self, message: str, recovery: str = "", raw: str = "") -> None:
         super().__init__(message, recovery)
         self.raw = raw
+
+
+class InternalError(ElfmemError):
+    """A fault inside elfmem; the caller's input was fine, so the recovery is how to report it."""
+
+    kind = "internal"
+    exit_code = 70
+
+
+def from_os_error(exc: OSError) -> LockedError | None:
+    """A write refused by the filesystem, as the locked kind; None for any other OSError."""
+    if exc.errno not in READ_ONLY_ERRNOS:
+        return None
+    return LockedError(
+        f"cannot write {exc.filename or 'a file'}: {exc.strerror} (the repository is read-only "
+        "here, or not yours to write).",
+        "Reads work on a read-only repository; to write, run elfmem where the repository and "
+        "its .git directory are writable by you.",
+    )

@@ -15,3 +15,11 @@ Progress = Callable[[str, int, int], None]
 
 def silent(stage: str, done: int, total: int) -> None:
     """The default: report nothing."""
+
+
+class Stop(Exception):  # noqa: N818 - a request, not an error
+    """Raised by a progress callback to stop between items (Ctrl-C at the command line).
+
+    An operation that honours it keeps and commits the items done so far and says it stopped;
+    one that cannot stop part-way lets it pass and finishes.
+    """

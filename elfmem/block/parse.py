@@ -97,6 +97,15 @@ def _block_starts(lines: list[str], path: str) -> list[int]:
 
 def _refuse_preamble(lines: list[str], first: int, path: str) -> None:
     for i in range(first):
+        if lines[i].startswith(HEADING_PREFIX) and i + 1 < len(lines):
+            # A heading is a block's first line; what broke is the id line under it.
+            raise BlockFormatError(
+                "a `## ` heading not followed by a `<!-- id: <16 hex digits> ... -->` line",
+                path,
+                i + 2,
+                "Repair this line to the form `<!-- id: 0123456789abcdef  cls: knowledge  "
+                "tags: []  created: … -->` (see docs/format.md), or delete the heading.",
+            )
         if lines[i].strip():
             raise BlockFormatError(
                 "text before the first block (a block starts with a `## ` heading followed by a "

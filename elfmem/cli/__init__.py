@@ -8,9 +8,10 @@ from __future__ import annotations
 import click
 
 from elfmem import __version__
+from elfmem.cli.contract import ElfmemGroup
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ElfmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="elfmem")
 @click.option(
     "-C",
@@ -19,8 +20,13 @@ from elfmem import __version__
     default=None,
     help="Run as if started in this directory (like git -C).",
 )
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Show the traceback of an internal error (also ELFMEM_DEBUG=1).",
+)
 @click.pass_context
-def cli(ctx: click.Context, path: str | None) -> None:
+def cli(ctx: click.Context, path: str | None, debug: bool) -> None:
     """Git-native adaptive memory for LLM agents."""
     ctx.ensure_object(dict)
     ctx.obj["path"] = path

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
 from elfmem.errors import ElfmemError, InvalidInput
 
@@ -81,7 +81,7 @@ def remember(
     if content is None:
         if sys.stdin.isatty():
             raise click.UsageError("Pass CONTENT, or --batch FILE.jsonl, or pipe text on stdin.")
-        content = sys.stdin.read()
+        content = guarded(json_, read_stdin)
     text = content
     result = run(
         ctx,

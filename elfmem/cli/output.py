@@ -1,7 +1,9 @@
 """One renderer for every command: data on stdout (text or ``--json``), words on stderr.
 
-Errors are translated once, here: ``Error:`` and ``Recovery:`` on stderr and a non-zero exit, or a
-``{"error", "recovery"}`` object on stdout with ``--json``.
+Errors are translated once, here: ``Error:`` and ``Recovery:`` on stderr and the exit code of the
+error's kind (the table in ``elfmem.errors`` and docs/errors.md); with ``--json`` the object
+``{"error", "recovery", "type"}`` goes to stdout as well, so a script reads one JSON document
+from stdout whether the command worked or not.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
-from elfmem.errors import ElfmemError
+from elfmem.errors import ElfmemError, InvalidInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -43,13 +45,32 @@ def emit(value: Any, json_: bool, text: str | None = None) -> None:
         click.echo(text if text is not None else str(value))
 
 
-def fail(exc: ElfmemError, json_: bool) -> None:
+def printable(text: str) -> str:
+    """``text`` with anything UTF-8 cannot encode (lone surrogates from bad argv bytes) escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def fail(exc: ElfmemError, json_: bool) -> NoReturn:
     if json_:
-        click.echo(json.dumps(exc.to_dict(), ensure_ascii=False))
-    click.echo(f"Error: {exc.message}", err=True)
+        click.echo(json.dumps(exc.to_dict(), ensure_ascii=True))
+    click.echo(f"Error: {printable(exc.message)}", err=True)
     if exc.recovery:
-        click.echo(f"Recovery: {exc.recovery}", err=True)
+        click.echo(f"Recovery: {printable(exc.recovery)}", err=True)
     sys.exit(exc.exit_code)
+
+
+def read_stdin() -> str:
+    """All of stdin as text, strictly UTF-8: bad bytes are refused, never guessed at."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"stdin is not valid UTF-8 (byte {exc.start}: {exc.reason}).",
+            "Pipe UTF-8 text (convert with `iconv -t UTF-8`); nothing was written.",
+        ) from exc
 
 
 def repo_path(ctx: click.Context) -> Path | None:

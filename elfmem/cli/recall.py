@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import IO
 
 import click
 
+from elfmem.cli.interrupt import stopping
 from elfmem.cli.output import emit, fail, json_option, run
 from elfmem.cli.progress import progress_bar
-from elfmem.errors import InvalidInput
+from elfmem.errors import EXIT_INTERRUPTED, InvalidInput
 
 
 @click.command()
@@ -102,15 +104,19 @@ def dream(
                 ),
                 json_,
             )
-    with progress_bar(json_) as bar:
+    with progress_bar(json_) as bar, stopping(bar) as tell:
         result = run(
             ctx,
             json_,
             lambda s: s.dream(
-                max_blocks, no_llm=no_llm, host_analyses=analyses, progress=bar, rescore=rescore
+                max_blocks, no_llm=no_llm, host_analyses=analyses, progress=tell, rescore=rescore
             ),
         )
     emit(result, json_)
+    if result.interrupted:
+        sys.exit(EXIT_INTERRUPTED)  # the result above says what was committed
+    if tell.requested.is_set():
+        click.echo("elfmem: Ctrl-C came after the last block; the dream finished.", err=True)
 
 
 COMMANDS = [recall, frame, dream]

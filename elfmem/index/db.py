@@ -8,6 +8,7 @@ why, so a caller can report it instead of failing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import threading
@@ -28,6 +29,7 @@ BUSY_TIMEOUT_S = 10.0
 CACHE_KIB = 65536
 INDEX_FILE = "index.db"
 _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
 _TABLES = frozenset(
     {"meta", "files", "blocks", "tags", "relations", "fts", "vectors", "shadowed"}
     | {"edges", "ledger_state"}
@@ -46,6 +48,8 @@ class IndexDB:
         self.conn = conn
         self.path = path
         self.healed = healed
+        self.read_only: str | None = None
+        """Why the index lives in memory for this process (a read-only repository), or None."""
         self._lock = threading.RLock()
         self._side: sqlite3.Connection | None = None
         self.known_rows: OrderedDict[str, tuple[tuple[str, str], KnownFile]] = OrderedDict()
@@ -168,11 +172,44 @@ def open_index(path: Path, *, verify: bool = False) -> IndexDB:
             _move_aside(path)
             return IndexDB(_open_checked(path, False), path, reason)
     except (OSError, sqlite3.Error) as exc:
+        if _read_only(exc):
+            return _in_memory_copy(path, exc)
         raise ElfmemError(
             f"cannot open the index at {path}: {exc}",
             f"Check that {path.parent} is writable and not full, then retry; the index is "
             "derived, so deleting the folder is always safe.",
         ) from exc
+
+
+def _read_only(exc: BaseException) -> bool:
+    """Whether opening failed because the place cannot be written (a read-only mount, a
+    repository another user owns), as opposed to a full disk or a broken file."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return code in (_SQLITE_READONLY, _SQLITE_CANTOPEN) or "readonly" in str(exc)
+
+
+def _in_memory_copy(path: Path, why: BaseException) -> IndexDB:
+    """Serve reads from a read-only repository: the file copied into memory (or an empty
+    index where there is none, or it is unusable); the caller's sync brings it up to date."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    if path.exists() and _header_damage(path) is None:
+        try:
+            # immutable: no lock, no -shm; the last checkpoint is a consistent snapshot
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+            try:
+                source.backup(conn)
+            finally:
+                source.close()
+            migrate(conn)
+        except (sqlite3.Error, NewerSchema, ForeignDatabase):
+            conn.close()
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    migrate(conn)
+    db = IndexDB(conn, None, None)
+    db.read_only = f"{path.parent} is read-only ({why}); the index is kept in memory"
+    return db
 
 
 def open_memory_index() -> IndexDB:

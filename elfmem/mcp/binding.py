@@ -17,7 +17,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from elfmem.api import MemorySystem
-from elfmem.errors import ElfmemError
+from elfmem.errors import ElfmemError, from_os_error
 from elfmem.mcp import replies
 from elfmem.mcp.spec import ToolSpec
 
@@ -84,6 +84,12 @@ def tool_function(
                     value = await value(**arguments)
             except ElfmemError as exc:
                 return replies.refused(exc)
+            except OSError as exc:
+                locked = from_os_error(exc)
+                if locked is None:
+                    logger.exception("%s failed unexpectedly", spec.name)
+                    return replies.crashed(exc)
+                return replies.refused(locked)
             except (
                 Exception
             ) as exc:  # the interface boundary: one line to the model, the rest to stderr

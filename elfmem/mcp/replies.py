@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from elfmem.errors import ElfmemError, InvalidInput
+from elfmem.errors import ElfmemError, InternalError, InvalidInput
 
 CRASH_RECOVERY = (
     "This is a fault inside elfmem, not in your arguments. Retry once; if it repeats, stop "
@@ -42,7 +42,8 @@ def plain(value: Any) -> Any:
 
 
 def _reply(body: dict[str, Any], is_error: bool) -> CallToolResult:
-    text = json.dumps(body, ensure_ascii=False, default=str)
+    # A lone surrogate (echoed from a bad argument) cannot reach the wire; it becomes "?".
+    text = json.dumps(body, ensure_ascii=False, default=str).encode("utf-8", "replace").decode()
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=json.loads(text),
@@ -61,7 +62,9 @@ def refused(exc: ElfmemError) -> CallToolResult:
 
 
 def crashed(exc: BaseException) -> CallToolResult:
-    return _reply({"error": f"{type(exc).__name__}: {exc}", "recovery": CRASH_RECOVERY}, True)
+    """An unexpected exception: the internal kind of the error table, one line, no traceback."""
+    first = (str(exc).splitlines() or [""])[0]
+    return refused(InternalError(f"{type(exc).__name__}: {first}", CRASH_RECOVERY))
 
 
 def _field_errors(exc: ValidationError) -> str:

@@ -20,12 +20,15 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult
 
 from elfmem import __version__
 from elfmem.api import ConfigLike, MemorySystem
+from elfmem.errors import LockedError
 from elfmem.mcp import replies
 from elfmem.mcp.binding import mismatch, tool_annotations, tool_function
+from elfmem.mcp.drain import AnsweringWriter, Drain, DrainingReader
 from elfmem.mcp.tools import TOOLS
 
 logger = logging.getLogger("elfmem.mcp")
@@ -66,7 +69,10 @@ class MemoryServer(MCPServer[None]):
 
     @asynccontextmanager
     async def _session(self, _: MCPServer[None]) -> AsyncIterator[None]:
-        await self.memory.begin_session()
+        try:
+            await self.memory.begin_session()
+        except LockedError as exc:  # a read-only repository: serve reads, record no session
+            logger.warning("serving without a session: %s", exc.message)
         try:
             yield None
         finally:
@@ -77,6 +83,16 @@ class MemoryServer(MCPServer[None]):
         """End the session and close the memory, after the call in flight (if any) finishes."""
         async with self.gate:
             await self.memory.close()
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio; the end of stdin waits until every request read has been answered."""
+        drain = Drain()
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                DrainingReader(read_stream, drain),
+                AnsweringWriter(write_stream, drain),
+                self._lowlevel_server.create_initialization_options(),
+            )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[None, Any] | None = None

@@ -15,7 +15,7 @@ from elfmem.block.layout import MEMORY_DIR
 from elfmem.config import CONFIG_PATH
 from elfmem.errors import ElfmemError
 from elfmem.index import queries, sync
-from elfmem.rhythms import hooks
+from elfmem.rhythms import hooks, maintenance
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
 from elfmem.rhythms.status import inbox_backlog
@@ -136,6 +136,10 @@ def _index(core: Core) -> Check:
     report = core.sync()
     errors = len(report.errors)
     detail = f"{report.mode} sync, {errors} unparsable file(s)"
+    damage, note = maintenance.inspect_index(core)
+    if damage or note:
+        fix = "nothing to do: the index is derived and was rebuilt; delete the .broken file"
+        return Check("index", damage is None, f"{detail}; {damage or note}", fix)
     return Check(
         "index", errors == 0, detail, "elfmem index check (then fix the file:line it names)"
     )

@@ -23,7 +23,7 @@ from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
-from elfmem.progress import Progress
+from elfmem.progress import Progress, Stop, silent
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.edges import Edge, edge_lines, nearest_active, propose_edges
@@ -53,6 +53,9 @@ class _Decision:
     judgements: dict[str, Judgement] = field(default_factory=dict)
     by_hash: dict[str, str] = field(default_factory=dict)
     """content hash → the id of the block promoted with it in this run."""
+    done: int = 0
+    """Blocks considered; fewer than the batch when the run was stopped."""
+    stopped: bool = False
 
 
 def _apply_judgement(
@@ -88,15 +91,18 @@ def _judge(
     progress: Progress | None = None,
 ) -> _Decision:
     decision = _Decision()
-    if progress is not None and batch:
-        progress("dream", 0, len(batch))
-    near_active = nearest_active(core, batch, vecs)
-    earlier = _EarlierInRun(batch, vecs)
-    for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
-        near = earlier.merged(block, active_near, decision.promoted)
-        _consider(core, decision, block, near, judge)
-        if progress is not None:
-            progress("dream", done, len(batch))
+    tell = progress or silent
+    try:  # Stop from the callback ends the run between blocks; the blocks done are kept
+        tell("dream", 0, len(batch))
+        near_active = nearest_active(core, batch, vecs)
+        earlier = _EarlierInRun(batch, vecs)
+        for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
+            near = earlier.merged(block, active_near, decision.promoted)
+            _consider(core, decision, block, near, judge)
+            decision.done = done
+            tell("dream", done, len(batch))
+    except Stop:
+        decision.stopped = True
     return decision
 
 
@@ -218,9 +224,13 @@ def dream(
     vs = vector_store(core.db())
     vecs = vs.vectors_for(b.id for b in batch)
     decision = _judge(core, batch, vecs, judge, progress)
+    batch = batch[: decision.done]  # a stopped run commits the blocks it decided, no more
     deep = Rescore()
-    if rescore:
-        deep = _deep_sleep(core, judge, max_blocks, limit, decision, progress)
+    if rescore and not decision.stopped:
+        try:
+            deep = _deep_sleep(core, judge, max_blocks, limit, decision, progress)
+        except Stop:  # deep sleep is dropped whole; the inbox decisions are still committed
+            decision.stopped = True
         vecs.update(vs.vectors_for(b.id for b in deep.blocks))
     edges = propose_edges(
         core,
@@ -253,6 +263,7 @@ def dream(
         rescored=[b.id for b in deep.blocks],
         rescore_note=deep.note,
         retagged=list(deep.retag),
+        interrupted=decision.stopped,
     )
 
 

@@ -43,9 +43,10 @@ class ConnectResult(Result):
     @property
     def summary(self) -> str:
         where = f" in commit {self.commit_id[:12]}" if self.commit_id else ""
+        done, state = ("added", "present") if self.op == "connect" else ("removed", "absent")
         return (
-            f"{self.op}: {len(self.edges)} edge(s) changed{where}; "
-            f"{len(self.unchanged)} already so."
+            f"{self.op}: {len(self.edges)} edge(s) {done}{where}; "
+            f"{len(self.unchanged)} already {state}."
         )
 
 
@@ -126,6 +127,8 @@ def connect_many(core: Core, specs: Sequence[ConnectSpec], add: bool = True) -> 
             changed = []
     lines: dict[str, list[str]] = {}
     for s in learned:
+        if not add and not _linked(core, s.source, s.target):
+            continue  # nothing to remove: reported as unchanged, not as a change
         kind = "edge" if add else "edge_remove"
         extra: dict[str, object] = {"weight": 1.0, "source": "related"} if add else {}
         for a, b in ((s.source, s.target), (s.target, s.source)):
@@ -142,6 +145,13 @@ def connect_many(core: Core, specs: Sequence[ConnectSpec], add: bool = True) -> 
         if (s.source, s.target, s.relation) not in done
     ]
     return ConnectResult("connect" if add else "disconnect", changed, commit_id, unchanged)
+
+
+def _linked(core: Core, a: str, b: str) -> bool:
+    """Whether the ledger holds a live ``related`` edge between ``a`` and ``b`` (either way)."""
+    return any(
+        core.ledger.folded(x).edges.get((y, "related"), 0.0) > 0 for x, y in ((a, b), (b, a))
+    )
 
 
 def connect_by_query(

@@ -15,6 +15,7 @@ from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError, InvalidInput
 from elfmem.index import SyncReport, open_index, open_memory_index, queries, rebuild, sync
 from elfmem.index import status as index_status
+from elfmem.index.damage import moved_aside, pages
 from elfmem.progress import Progress, silent
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.rhythms.core import Core
@@ -30,17 +31,24 @@ class CheckResult(Result):
     """Blocks in the files that parsed."""
     errors: list[dict[str, Any]] = field(default_factory=list)
     """One ``{path, line, message, recovery}`` per file that does not parse."""
+    index_damage: str | None = None
+    """Damage found in the index file now (it was moved aside and rebuilt from git), else None."""
+    index_note: str | None = None
+    """A damaged index an earlier command moved aside and rebuilt (still kept), else None."""
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return not self.errors and self.index_damage is None
 
     @property
     def summary(self) -> str:
-        if self.ok:
-            return f"OK: {self.files} files, {self.blocks} blocks parse cleanly."
+        notes = [f"Index: {x}" for x in (self.index_damage, self.index_note) if x]
+        if not self.errors:
+            verdict = "OK" if self.ok else "Index damaged"
+            head = f"{verdict}: {self.files} files, {self.blocks} blocks parse cleanly."
+            return "\n".join([head, *notes])
         lines = [f"{e['path']}:{e['line']}: {e['message']}" for e in self.errors]
-        return "\n".join([*lines, f"{len(self.errors)} file(s) do not parse."])
+        return "\n".join([*lines, *notes, f"{len(self.errors)} file(s) do not parse."])
 
 
 def check(core: Core) -> CheckResult:
@@ -65,11 +73,27 @@ def check(core: Core) -> CheckResult:
                 {
                     "path": exc.path or f"{MEMORY_DIR}/{path}",
                     "line": exc.line,
-                    "message": exc.message,
+                    "message": exc.detail,
                     "recovery": exc.recovery,
                 }
             )
-    return CheckResult(len(paths), blocks, errors)
+    damage, note = inspect_index(core)
+    return CheckResult(len(paths), blocks, errors, damage, note)
+
+
+def inspect_index(core: Core) -> tuple[str | None, str | None]:
+    """Damage in the live index's pages, healed now, and a damaged file an earlier heal kept.
+
+    Reads every page (``PRAGMA quick_check``); a damaged index is moved aside and rebuilt from
+    git at once, so the report is the only trace the caller needs to act on.
+    """
+    db = core.db()
+    found = pages(db)
+    if found is not None:
+        db.heal(f"index pages were damaged ({found}); moved aside and rebuilt from git")
+        core.sync()
+    damage = db.healed
+    return damage, None if damage else moved_aside(db.path)
 
 
 @dataclass(frozen=True)
@@ -158,7 +182,12 @@ class ParityResult(Result):
 
 
 def parity(core: Core, probes: int = 20) -> ParityResult:
-    """Rank the same probes in the live index (as it is) and in a fresh rebuild; compare ids."""
+    """Rank the same probes in the live index and in a fresh rebuild; compare ids.
+
+    The live index is first brought to the tip with its vectors, as any recall would: an edit or
+    a ``git pull`` leaves vectors to compute lazily, and a missing vector is not a ranking fault.
+    """
+    core.sync(vectors=True)
     live = core.db()
     fresh = open_memory_index()
     try:

@@ -7,6 +7,7 @@ commit per retrieval. ``reinforce=False`` keeps a query from changing what the n
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
@@ -14,6 +15,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
+from elfmem.errors import LockedError
 from elfmem.index import IndexDB, open_memory_index, queries, sync
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
 from elfmem.retrieval.pipeline import SearchSettings, run_frame
@@ -22,6 +24,8 @@ from elfmem.retrieval.state import BlockState
 from elfmem.rhythms.adaptive import LedgerView, declared_degree
 from elfmem.rhythms.core import Core
 from elfmem.store.notes import anchor_for_block
+
+logger = logging.getLogger("elfmem")
 
 CO_RETRIEVAL_TOP = 5
 """Only the top few blocks of a result stage co-retrieval pairs (10 pairs at most)."""
@@ -125,7 +129,10 @@ def _reinforce(core: Core, ids: list[str]) -> None:
         staged.add(pair)
         entries.append((anchor_for_block(a), core.event("cooccur", a, other=b, session=session)))
         entries.append((anchor_for_block(b), core.event("cooccur", b, other=a, session=session)))
-    core.store.spool_events(entries)
+    try:
+        core.store.spool_events(entries)
+    except LockedError:  # a read-only repository serves recall; it just cannot learn from it
+        logger.info("recall not reinforced: the repository is read-only")
 
 
 def record_use(core: Core, block_ids: Sequence[str]) -> int:

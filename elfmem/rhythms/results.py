@@ -209,9 +209,16 @@ class DreamResult(Result):
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
     """What the model calls cost: ``{input, output, cache_read, cache_creation, calls}``
     (zero without an LLM; a scripted model counts calls only)."""
+    interrupted: bool = False
+    """Stopped between blocks (Ctrl-C): ``processed`` blocks were committed, the rest wait."""
 
     @property
     def summary(self) -> str:
+        if not self.processed and self.interrupted:
+            return (
+                "Stopped by Ctrl-C before any block was consolidated; nothing was committed; "
+                f"{self.inbox_remaining} still in the inbox."
+            )
         if not self.processed:
             text = "Inbox empty; nothing to consolidate."
         else:
@@ -226,4 +233,9 @@ class DreamResult(Result):
             text += f" Deep sleep: {self.rescore_note}."
         if self.edges_added:
             text += f" {self.edges_added} semantic edges added."
+        if self.interrupted:
+            text += (
+                f" Stopped by Ctrl-C after {self.processed} block(s); those were committed, "
+                "the rest stay in the inbox for the next dream."
+            )
         return text

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from elfmem.errors import InvalidInput
+from elfmem.errors import READ_ONLY_ERRNOS, InvalidInput, LockedError
 from elfmem.store.notes import NotesLedger, require_anchor
 
 SPOOL_NAME = "spool.jsonl"
@@ -49,6 +49,19 @@ def _parse(raw: bytes) -> tuple[str, str] | None:
     return None
 
 
+def _open_for_append(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in READ_ONLY_ERRNOS:
+            raise
+        raise LockedError(
+            f"cannot record to {path}: the repository is read-only here ({exc.strerror}).",
+            "Reads work on a read-only repository; to write, run elfmem where the repository "
+            "(and its .git directory) is writable by you.",
+        ) from exc
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -68,13 +81,29 @@ class Spool:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open_lock()
+        if fd is None:  # a read-only place: no process can write here, so none to wait for
+            yield
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             os.close(fd)  # closing releases the lock
+
+    def _open_lock(self) -> int | None:
+        """The lock file, opened read-write; read-only (flock works there too) where the
+        repository is mounted read-only or not ours to write; None when it cannot be opened."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in READ_ONLY_ERRNOS:
+                raise
+        try:
+            return os.open(self.lock_path, os.O_RDONLY)
+        except OSError:
+            return None
 
     def append(self, anchor: str, line: str) -> None:
         """Durably record one event line; when this returns the event survives a crash."""
@@ -87,7 +116,7 @@ class Spool:
             return
         with self._locked():
             created = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = _open_for_append(self.path)
             try:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
