@@ -10,8 +10,7 @@ One table, kept identical in docs/errors.md; a caller decides what to do from th
 kind            exception        exit  raised when / subclasses
 ==============  ===============  ====  ============================================================
 (check)         --               1     a check ran and found problems (``index check``, ``index
-                                       parity``, the git hooks); also an :class:`ElfmemError` of
-                                       no kind below (an LLM or embedding endpoint that fails)
+                                       parity``, the git hooks)
 invalid input   InvalidInput     2     arguments that cannot be acted on, usage errors of the
                                        command line, text that is not valid UTF-8;
                                        :class:`BlockFormatError`, :class:`SecretRefused`
@@ -20,6 +19,8 @@ conflict        ConflictError    4     the repository's state or another writer 
                                        :class:`RepoStateError`, :class:`UndoError`
 locked          LockedError      5     a lock held by someone else, or a read-only repository
 config          ConfigError      6     the configuration cannot be used; :class:`ModelMismatch`
+provider        ProviderError    7     an LLM or embedding endpoint failed or answered unusably;
+                                       :class:`ModelReplyError` (keeps the raw reply)
 internal        InternalError    70    a fault inside elfmem (a bug): never the caller's input
 (interrupted)   --               130   Ctrl-C stopped the command
 ==============  ===============  ====  ============================================================
@@ -130,12 +131,15 @@ class ProviderError(ElfmemError):
     ``status`` is the HTTP status when the server answered (0 when it never did).
     """
 
+    kind = "provider"
+    exit_code = 7
+
     def __init__(self, message: str, recovery: str = "", status: int = 0) -> None:
         super().__init__(message, recovery)
         self.status = status
 
 
-class ModelReplyError(ElfmemError):
+class ModelReplyError(ProviderError):
     """The model answered, but not usably (not the asked-for shape, or a refusal).
 
     ``raw`` keeps the reply exactly as it came, so nothing the model said is lost.

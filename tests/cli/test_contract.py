@@ -31,6 +31,8 @@ TABLE = {  # the table in errors.py and docs/errors.md: exception → (kind, exi
     errors.LockedError: ("locked", 5),
     errors.ConfigError: ("config", 6),
     errors.ModelMismatch: ("config", 6),
+    errors.ProviderError: ("provider", 7),
+    errors.ModelReplyError: ("provider", 7),
     errors.InternalError: ("internal", 70),
 }
 
