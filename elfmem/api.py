@@ -242,6 +242,14 @@ class MemorySystem:
         """Revert the last elfmem commit (or ``commit``) with a new commit."""
         return undo_mod.undo(self._core, commit)
 
+    def take_warnings(self) -> list[str]:
+        """Problems in memory files seen since the last call (``file:line: what``, each once):
+        a conflicted or unparsable bucket whose readable blocks were served, a block id in two
+        files. Interfaces show them once per command (the CLI on stderr and as ``warnings``)."""
+        taken = list(self._core.warnings)
+        self._core.warnings.clear()
+        return taken
+
     # ---- reading ------------------------------------------------------------------------------
 
     async def ls(

@@ -1,7 +1,9 @@
 """One renderer for every command: data on stdout (text or ``--json``), words on stderr.
 
 Errors are translated once, here: ``Error:`` and ``Recovery:`` on stderr and a non-zero exit, or a
-``{"error", "recovery"}`` object on stdout with ``--json``.
+``{"error", "recovery"}`` object on stdout with ``--json``. Problems in memory files that a
+command worked around (a conflicted bucket, a block id in two files) are ``Warning:`` lines on
+stderr, and a ``warnings`` list in a ``--json`` object.
 """
 
 from __future__ import annotations
@@ -36,16 +38,24 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+_WARNINGS: list[str] = []
+"""Warnings the last ``run`` printed on stderr; ``emit`` adds them to a JSON object too."""
+
+
 def emit(value: Any, json_: bool, text: str | None = None) -> None:
     if json_:
-        click.echo(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
+        data = to_jsonable(value)
+        if _WARNINGS and isinstance(data, dict) and "warnings" not in data:
+            data = {**data, "warnings": list(_WARNINGS)}
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         click.echo(text if text is not None else str(value))
 
 
 def fail(exc: ElfmemError, json_: bool) -> None:
     if json_:
-        click.echo(json.dumps(exc.to_dict(), ensure_ascii=False))
+        data = {**exc.to_dict(), "warnings": list(_WARNINGS)} if _WARNINGS else exc.to_dict()
+        click.echo(json.dumps(data, ensure_ascii=False))
     click.echo(f"Error: {exc.message}", err=True)
     if exc.recovery:
         click.echo(f"Recovery: {exc.recovery}", err=True)
@@ -67,6 +77,7 @@ def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) 
         try:
             return await action(system)
         finally:
+            _warn(system.take_warnings())
             await system.close()
 
     try:
@@ -74,6 +85,13 @@ def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) 
     except ElfmemError as exc:
         fail(exc, json_)
         raise  # unreachable: fail exits
+
+
+def _warn(warnings: list[str]) -> None:
+    """File problems the command met, once each, on stderr (stdout stays data)."""
+    _WARNINGS[:] = warnings
+    for line in warnings:
+        click.echo(f"Warning: {line}", err=True)
 
 
 def guarded(json_: bool, fn: Callable[[], T]) -> T:

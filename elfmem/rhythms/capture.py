@@ -25,6 +25,7 @@ from elfmem.block.secrets import find_secret
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
+from elfmem.index.blockdiff import duplicate_error
 from elfmem.progress import Progress, silent
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
@@ -219,6 +220,9 @@ def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
 def locate(core: Core, view: MemoryView, block_id: str) -> tuple[str, Block]:
     """Where a block lives now; the index gives a hint, the tree has the final word."""
     row = queries.get_blocks(core.db(), [block_id]).get(block_id)
+    duplicate = duplicate_error(core.db().conn, block_id)
+    if duplicate is not None:
+        raise duplicate
     found = view.find(block_id, row.path if row else None)
     if found is None:
         raise BlockNotFound(

@@ -2,7 +2,9 @@
 
 Writes are planned against a view. A memory file whose working-tree copy differs from its blob is a
 hand edit: the view parses that copy (refusing with file:line if it does not parse), and a write
-that touches the file carries the edit into its commit instead of overwriting it.
+that touches the file carries the edit into its commit instead of overwriting it. A file that does
+not parse (an unresolved conflict committed by plain git, say) is refused by every write that
+reads it, so a write never rewrites a damaged file and loses its unreadable part.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pygit2.enums import FileMode
 from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
+from elfmem.errors import BlockFormatError
 from elfmem.store.objects import tree_records_at
 from elfmem.store.repo import memory_tree
 from elfmem.store.tree import blob_at, blob_paths
@@ -202,10 +205,21 @@ class MemoryView:
         """Where a block lives; ``hint`` (from the index) is tried first, then every file."""
         order = ([hint] if hint else []) + [p for p in self.paths() if p != hint]
         for relpath in order:
-            for block in self.read(relpath):
+            try:
+                blocks = self.read(relpath)
+            except BlockFormatError:
+                if f"id: {block_id}" in self.text_lenient(relpath):
+                    raise  # the block is in a file that does not parse: no write may touch it
+                continue  # a damaged file elsewhere does not stop a write to this block
+            for block in blocks:
                 if block.id == block_id:
                     return relpath, block
         return None
+
+    def text_lenient(self, relpath: str) -> str:
+        """The file's text with undecodable bytes replaced: for searching, never for writing."""
+        data, _ = self._bytes(relpath)
+        return data.decode("utf-8", "replace")
 
     def append_target(self, status: str, cls: str, month: str) -> str:
         """Reserve a place for one new block: the last bucket of its kind, or a fresh one when full.
