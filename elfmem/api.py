@@ -63,7 +63,19 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
         return config_mod.from_mapping(config)
     if isinstance(config, (str, Path)):
         return config_mod.load(Path(config))
-    return config_mod.load(store.root / CONFIG_PATH)
+    return _stored_config(store) or ElfmemConfig()
+
+
+def _stored_config(store: Store) -> ElfmemConfig | None:
+    """The memory's own ``.elfmem/config.yaml``: on disk in a work tree, else (a bare
+    repository) as the branch tip commits it; None when there is none."""
+    if store.workdir is not None:
+        path = store.root / CONFIG_PATH
+        return config_mod.load(path) if path.exists() else None
+    data = store.committed_file(CONFIG_PATH)
+    if data is None:
+        return None
+    return config_mod.loads(data.decode("utf-8", "replace"), f"HEAD:{CONFIG_PATH}")
 
 
 class MemorySystem:
@@ -137,8 +149,7 @@ class MemorySystem:
         """Scaffold a memory (creating the repository if there is none) or refresh one."""
         root = Path(path or Path.cwd()).resolve()
         store, created = Store.open_or_init(root, name or "elf")
-        existing_path = store.root / CONFIG_PATH
-        existing = config_mod.load(existing_path) if existing_path.exists() else None
+        existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
         store = Store(store.repo, cfg.project.agent_name)
         core = Core(store, cfg, make_embedder(cfg.embeddings))
