@@ -19,6 +19,7 @@ from elfmem.block.model import (
     new_block_id,
     normalise_content,
     now_iso,
+    refuse_control,
 )
 from elfmem.block.render import render_block, validate_block
 from elfmem.block.secrets import find_secret
@@ -45,6 +46,8 @@ class Capture:
 
 def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
     """Normalised content, or a clear refusal."""
+    refuse_control("content", content)
+    refuse_control("cue", cue)
     text = normalise_content(content)
     if not text:
         raise InvalidInput(
@@ -73,6 +76,9 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
 
 
 def check_tags(tags: Iterable[str], category: str) -> tuple[str, ...]:
+    for tag in tags:
+        refuse_control("tag", tag)
+    refuse_control("category", category)
     clean = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
     bad = [t for t in clean if not is_valid_tag(t)]
     if bad:
