@@ -62,7 +62,7 @@ def find_conflicts(lines: list[str]) -> list[Conflict]:
     found: list[Conflict] = []
     i = 0
     while i < len(lines):
-        if OPEN_RE.match(lines[i]):
+        if lines[i].startswith("<<<<<<<") and OPEN_RE.match(lines[i]):
             region = _region_from(lines, i)
             if region is not None:
                 found.append(region)

@@ -124,6 +124,21 @@ def _lines(data: bytes | str, path: str) -> tuple[list[str], list[BlockFormatErr
     else:
         text = data
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if CONTROL_RE.search(text) is not None:
+        for n, line in enumerate(lines):
+            found = CONTROL_RE.search(line)
+            if found is not None and n not in damaged:
+                damaged.add(n)
+                problems.append(
+                    BlockFormatError(
+                        f"control character U+{ord(found[0]):04X} (only tab, CR and LF are "
+                        "allowed)",
+                        path,
+                        n + 1,
+                        "Delete the character (an editor may show it as ^@ or a box), then run "
+                        "`elfmem index check`.",
+                    )
+                )
     return lines, problems, damaged
 
 
@@ -135,7 +150,7 @@ def _block_starts(
     starts: list[int] = []
     stray: dict[int, BlockFormatError] = {}
     for i, line in enumerate(lines):
-        if not line.startswith(FRONTMATTER_OPEN) or i in inside:
+        if not line.startswith(FRONTMATTER_OPEN) or (inside and i in inside):
             continue
         if i == 0 or not lines[i - 1].startswith(HEADING_PREFIX) or i - 1 in inside:
             stray[i] = BlockFormatError(
@@ -192,7 +207,7 @@ def _frame_blocks(
                 raise _left_out(
                     lines, start, path, f"the unresolved git conflict at line {cut.open + 1}"
                 )
-            bad = next((i for i in range(start, end) if i in damaged), None)
+            bad = min((i for i in damaged if start <= i < end), default=None)
             if bad is not None:
                 raise _left_out(lines, start, path, f"line {bad + 1} in it is damaged")
             block = _parse_block(lines, start, end, path)
@@ -238,16 +253,6 @@ class _Head:
 
 
 def _parse_block(lines: list[str], start: int, end: int, path: str) -> Block:
-    for i in range(start, end):
-        found = CONTROL_RE.search(lines[i])
-        if found is not None:
-            raise BlockFormatError(
-                f"control character U+{ord(found[0]):04X} (only tab, CR and LF are allowed)",
-                path,
-                i + 1,
-                "Delete the character (an editor may show it as ^@ or a box), then run "
-                "`elfmem index check`.",
-            )
     head = _frontmatter(lines[start + 1].rstrip(), path, start + 2)
     i = start + 2
     cue, cue_line = "", 0

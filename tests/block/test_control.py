@@ -60,8 +60,9 @@ def test_a_hand_typed_control_character_is_reported_at_its_line() -> None:
     )
     parsed = parse_partial(text, "notes/knowledge/2026-04.md")
     assert [b.id for b in parsed.blocks] == ["00000000000000c2"]
-    [problem] = parsed.problems
+    problem = parsed.problems[0]
     assert problem.line == 5 and "control character U+0000" in problem.message
+    assert "block 00000000000000c1 is not served: line 5" in parsed.problems[1].message
 
 
 def test_the_api_refuses_before_anything_is_committed(repo: Path) -> None:
