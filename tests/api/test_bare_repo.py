@@ -71,3 +71,17 @@ def test_init_in_a_bare_repository_keeps_the_committed_files(repo: Path, tmp_pat
     assert git(bare, "show", "HEAD:.elfmem/config.yaml") == CONFIG
     assert git(bare, "show", "HEAD:.elfmem/memory/self.md") == "# Constitution\n\nBe brief.\n"
     assert result.commit_id is None and git(bare, "rev-parse", "HEAD") == before
+
+
+def test_doctor_in_a_bare_repository_finds_the_committed_config(repo: Path, tmp_path: Path) -> None:
+    bare = _bare_clone(repo, tmp_path, CONFIG)
+
+    async def go() -> None:
+        system = await MemorySystem.from_config(bare)
+        try:
+            checks = {c.name: c for c in (await system.doctor()).checks}
+            assert checks["config"].ok and checks["memory"].ok
+        finally:
+            await system.close()
+
+    arun(go())
