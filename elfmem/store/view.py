@@ -221,15 +221,28 @@ class MemoryView:
         data, _ = self._bytes(relpath)
         return data.decode("utf-8", "replace")
 
+    def _committed_damage(self, relpath: str) -> bool:
+        """The committed file does not parse (a conflict committed by plain git, say) and the
+        disk holds exactly it: no one is editing it now."""
+        blob = self._blob_oid(relpath)
+        return blob is not None and self.disk_oids.get(relpath, str(blob)) == str(blob)
+
     def append_target(self, status: str, cls: str, month: str) -> str:
         """Reserve a place for one new block: the last bucket of its kind, or a fresh one when full.
 
         Each call counts as one block appended, so a batch planned against one view fills buckets
-        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
+        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file. A
+        committed last bucket that does not parse counts as full: it is left for a person to
+        resolve (every read warns about it) and appends go on in a fresh one.
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
-        held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
+        try:
+            held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
+        except BlockFormatError:
+            if not self._committed_damage(key.relpath):
+                raise  # a hand edit in progress: the person editing it is told, file and line
+            held = BUCKET_LIMIT  # never rewritten until resolved, so appends go to a fresh one
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
         self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1

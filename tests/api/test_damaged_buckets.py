@@ -100,23 +100,40 @@ def test_a_committed_conflict_serves_the_blocks_outside_it_and_warns(repo: Path)
     assert "<<<<<<< HEAD" in bucket.read_text()  # nothing rewrote the file
 
 
-def test_dream_refuses_to_consolidate_into_a_conflicted_bucket(repo: Path) -> None:
-    bucket, _ = _conflicted(repo)
+def test_dream_consolidates_into_a_fresh_bucket_and_leaves_the_conflict(repo: Path) -> None:
+    bucket, ids = _conflicted(repo)
     before = bucket.read_bytes()
-    _remember(repo, AFTER, dream=False)  # the inbox bucket is not conflicted
+    after = _remember(repo, AFTER, dream=False)
 
     async def go() -> None:
         system = await MemorySystem.from_config(repo)
         try:
-            with pytest.raises(BlockFormatError) as refused:
-                await system.dream(no_llm=True)
-            assert "unresolved git conflict" in str(refused.value)
-            assert AFTER in [b.content for b in (await system.inbox()).blocks]
+            await system.dream(no_llm=True)
+            active = {b.id for b in (await system.ls(status="active")).blocks}
+            assert after in active and ids["base"] in active
+            assert any("unresolved git conflict" in w for w in system.take_warnings())
         finally:
             await system.close()
 
     arun(go())
     assert bucket.read_bytes() == before
+    assert AFTER in bucket.with_name(bucket.stem + "-2.md").read_text()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_conflicted_inbox_bucket_takes_no_more_blocks_but_capture_goes_on(repo: Path) -> None:
+    bucket, _ = _conflicted(repo)
+    inbox = repo / ".elfmem" / "memory" / "log" / "knowledge" / bucket.name
+    inbox.parent.mkdir(parents=True, exist_ok=True)
+    inbox.write_text(bucket.read_text())  # the same conflict, now in the inbox bucket
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a conflict in the inbox too")
+    before = inbox.read_bytes()
+    code, out, err = _cli(repo, "remember", AFTER)
+    assert code == 0, err
+    assert "Warning: " in err and "unresolved git conflict" in err
+    assert inbox.read_bytes() == before
+    assert AFTER in inbox.with_name(inbox.stem + "-2.md").read_text()
 
 
 def test_resolving_the_conflict_by_deleting_the_markers_serves_both_sides(repo: Path) -> None:
