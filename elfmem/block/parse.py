@@ -82,7 +82,7 @@ def parse_partial(data: bytes | str, path: str = "") -> ParsedFile:
     blocks inside a conflict region are reported with it (see ``block/damage.py``).
     """
     lines, problems, damaged = _lines(data, path)
-    conflicts = find_conflicts(lines)
+    conflicts = find_conflicts(lines) if any("<<<<<<<" in line for line in lines) else []
     problems += [c.error(path) for c in conflicts]
     inside = {i for c in conflicts for i in range(c.open, c.close + 1)}
     starts, stray = _block_starts(lines, inside, path)
@@ -200,7 +200,7 @@ def _frame_blocks(
     seen: dict[str, int] = {}
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        cut = next((c for c in conflicts if start < c.open < end), None)
+        cut = next((c for c in conflicts if start < c.open < end), None) if conflicts else None
         if cut is not None and cut.clean_start:
             end, cut = cut.open, None
         try:
@@ -211,7 +211,7 @@ def _frame_blocks(
                     path,
                     f"the unresolved git conflict at line {cut.open + 1}",
                 )
-            bad = min((i for i in damaged if start <= i < end), default=None)
+            bad = min((i for i in damaged if start <= i < end), default=None) if damaged else None
             if bad is not None:
                 raise _left_out(lines, start, path, f"line {bad + 1} in it is damaged")
             block = parse_block(lines, start, end, path)
