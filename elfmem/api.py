@@ -76,7 +76,19 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
         return config_mod.from_mapping(config)
     if isinstance(config, (str, Path)):
         return config_mod.load(Path(config))
-    return config_mod.load(store.root / CONFIG_PATH)
+    return _stored_config(store) or ElfmemConfig()
+
+
+def _stored_config(store: Store) -> ElfmemConfig | None:
+    """The memory's own ``.elfmem/config.yaml``: on disk in a work tree, else (a bare
+    repository) as the branch tip commits it; None when there is none."""
+    if store.workdir is not None:
+        path = store.root / CONFIG_PATH
+        return config_mod.load(path) if path.exists() else None
+    data = store.committed_file(CONFIG_PATH)
+    if data is None:
+        return None
+    return config_mod.loads(data.decode("utf-8", "replace"), f"HEAD:{CONFIG_PATH}")
 
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
@@ -152,8 +164,7 @@ class MemorySystem(IdentityOperations):
         """Scaffold a memory (creating the repository if there is none) or refresh one."""
         root = Path(path or Path.cwd()).resolve()
         store, created = Store.open_or_init(root, name or "elf")
-        existing_path = store.root / CONFIG_PATH
-        existing = config_mod.load(existing_path) if existing_path.exists() else None
+        existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
         store = Store(store.repo, cfg.project.agent_name)
         core = Core(store, cfg, make_embedder(cfg.embeddings))
@@ -257,6 +268,14 @@ class MemorySystem(IdentityOperations):
     async def undo(self, commit: str | None = None) -> UndoResult:
         """Revert the last elfmem commit (or ``commit``) with a new commit."""
         return undo_mod.undo(self._core, commit)
+
+    def take_warnings(self) -> list[str]:
+        """Problems in memory files seen since the last call (``file:line: what``, each once):
+        a conflicted or unparsable bucket whose readable blocks were served, a block id in two
+        files. Interfaces show them once per command (the CLI on stderr and as ``warnings``)."""
+        taken = list(self._core.warnings)
+        self._core.warnings.clear()
+        return taken
 
     # ---- reading ------------------------------------------------------------------------------
 

@@ -132,12 +132,18 @@ def load(path: Path) -> ElfmemConfig:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ElfmemConfig()
+    return loads(text, str(path))
+
+
+def loads(text: str, where: str) -> ElfmemConfig:
+    """A config from its YAML text; ``where`` names it in errors (a path, or ``HEAD:<path>``
+    for the copy a bare repository commits, since it has no working tree to read)."""
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc}).", f"Fix the YAML in {path}.") from exc
+        raise ConfigError(f"{where}: not valid YAML ({exc}).", f"Fix the YAML in {where}.") from exc
     if raw is not None and not isinstance(raw, Mapping):
-        raise ConfigError(f"{path}: expected a mapping at the top.", f"Fix {path}.")
+        raise ConfigError(f"{where}: expected a mapping at the top.", f"Fix {where}.")
     return from_mapping(raw)
 
 

@@ -233,6 +233,13 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "CheckResult (file:line)",
         "fix, then recall",
     ),
+    "take_warnings": (
+        "After a call: file problems it worked around (conflicts, an id in two files).",
+        "-",
+        "ms",
+        "list[str] (file:line: what)",
+        "fix the files, then index_check",
+    ),
     "index_status": ("Is the index fresh, how big.", "-", "ms", "IndexStatus", "-"),
     "index_rebuild": (
         "A preview index elsewhere; zero LLM calls.",

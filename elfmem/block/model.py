@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from elfmem.errors import InvalidInput
+
 RELATIONS: tuple[str, ...] = (
     "supports",
     "contradicts",
@@ -27,6 +29,9 @@ BLOCK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./%:+-]*$")
 CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FIELD_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters other than tab, LF and CR: a NUL makes git treat the file as binary, and
+none of them can be read or typed back by a person, so no field may hold one."""
 
 TIER_LAMBDA: dict[str, float] = {
     "permanent": 0.00001,
@@ -119,6 +124,18 @@ def normalise_for_match(text: str) -> str:
 def content_hash(text: str) -> str:
     """Hash of the normalised statement; equal hashes mean a true duplicate."""
     return hashlib.sha256(normalise_for_match(text).encode("utf-8")).hexdigest()[:32]
+
+
+def refuse_control(field_name: str, value: str) -> None:
+    """``InvalidInput`` naming the field and the code point when ``value`` holds a control
+    character other than tab, CR and LF."""
+    found = CONTROL_RE.search(value)
+    if found is not None:
+        raise InvalidInput(
+            f"{field_name} holds control character U+{ord(found[0]):04X} at position "
+            f"{found.start() + 1}; only tab, CR and LF are allowed",
+            f"Remove the character from the {field_name} and try again.",
+        )
 
 
 def is_valid_tag(tag: str) -> bool:

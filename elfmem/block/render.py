@@ -17,12 +17,13 @@ from elfmem.block.model import (
     TAG_RE,
     Block,
     normalise_content,
+    refuse_control,
 )
 from elfmem.block.parse import CUE_KEY, FRONTMATTER_KEYS, HEADING_PREFIX
 from elfmem.block.text import preview
 from elfmem.errors import InvalidInput
 
-_NEEDS_ESCAPE_RE = re.compile(r"^\\*<!-- id: ")
+_NEEDS_ESCAPE_RE = re.compile(r"^\\*(?:<!-- id: |<{7})")
 
 
 def render_file(blocks: Sequence[Block]) -> str:
@@ -88,6 +89,7 @@ def _field(key: str, value: str) -> str:
 
 def validate_block(block: Block) -> None:
     """Refuse (``InvalidInput``) any block whose fields could not be written and read back as is."""
+    _refuse_control(block)
     if not BLOCK_ID_RE.fullmatch(block.id):
         raise InvalidInput(
             f"invalid block id {block.id!r}", "Use 16 lowercase hex digits (new_block_id())."
@@ -108,6 +110,21 @@ def validate_block(block: Block) -> None:
     _check_frontmatter_value("created", block.created)
     _check_extra(block.extra)
     _check_inline(block)
+
+
+def _refuse_control(block: Block) -> None:
+    """Every text that reaches the file, checked before the format rules so the error names
+    the control character instead of calling the whole value invalid."""
+    refuse_control("content", block.content)
+    refuse_control("cue", block.cue)
+    refuse_control("category", block.cls)
+    refuse_control("created", block.created)
+    for tag in block.tags:
+        refuse_control("tag", tag)
+    for relation in block.relations:
+        refuse_control(f"{relation.kind} target", relation.target)
+    for key, value in (*block.fields, *block.extra):
+        refuse_control(f"field {key!r}", key + value)
 
 
 def _check_extra(extra: tuple[tuple[str, str], ...]) -> None:

@@ -3,7 +3,9 @@
 Errors are translated once, here: ``Error:`` and ``Recovery:`` on stderr and the exit code of the
 error's kind (the table in ``elfmem.errors`` and docs/errors.md); with ``--json`` the object
 ``{"error", "recovery", "type"}`` goes to stdout as well, so a script reads one JSON document
-from stdout whether the command worked or not.
+from stdout whether the command worked or not. Problems in memory files that
+a command worked around (a conflicted bucket, a block id in two files) are ``Warning:`` lines on
+stderr, and a ``warnings`` list in a ``--json`` object.
 """
 
 from __future__ import annotations
@@ -38,9 +40,16 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+_WARNINGS: list[str] = []
+"""Warnings the last ``run`` printed on stderr; ``emit`` adds them to a JSON object too."""
+
+
 def emit(value: Any, json_: bool, text: str | None = None) -> None:
     if json_:
-        click.echo(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2, default=str))
+        data = to_jsonable(value)
+        if _WARNINGS and isinstance(data, dict) and "warnings" not in data:
+            data = {**data, "warnings": list(_WARNINGS)}
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         click.echo(text if text is not None else str(value))
 
@@ -52,7 +61,8 @@ def printable(text: str) -> str:
 
 def fail(exc: ElfmemError, json_: bool) -> NoReturn:
     if json_:
-        click.echo(json.dumps(exc.to_dict(), ensure_ascii=True))
+        data = {**exc.to_dict(), "warnings": list(_WARNINGS)} if _WARNINGS else exc.to_dict()
+        click.echo(json.dumps(data, ensure_ascii=True))
     click.echo(f"Error: {printable(exc.message)}", err=True)
     if exc.recovery:
         click.echo(f"Recovery: {printable(exc.recovery)}", err=True)
@@ -88,6 +98,7 @@ def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) 
         try:
             return await action(system)
         finally:
+            _warn(system.take_warnings())
             await system.close()
 
     try:
@@ -95,6 +106,13 @@ def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) 
     except ElfmemError as exc:
         fail(exc, json_)
         raise  # unreachable: fail exits
+
+
+def _warn(warnings: list[str]) -> None:
+    """File problems the command met, once each, on stderr (stdout stays data)."""
+    _WARNINGS[:] = warnings
+    for line in warnings:
+        click.echo(f"Warning: {line}", err=True)
 
 
 def guarded(json_: bool, fn: Callable[[], T]) -> T:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from elfmem.block.layout import MEMORY_DIR, STATUS_DIRS, month_of
-from elfmem.block.model import Block
+from elfmem.block.model import Block, refuse_control
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
 from elfmem.errors import InvalidInput
 from elfmem.identity.constitution import CONSTITUTION, DEFAULT_SELF, SeedBlock, seed_tags
@@ -98,20 +97,20 @@ def _scaffold(
     core: Core, write_config: bool, self_text: str | None, name: str
 ) -> dict[str, bytes | None]:
     """The non-block files init writes: config, constitution, folder keepers, .gitattributes."""
-    root = core.store.root
     raw: dict[str, bytes | None] = {}
     if write_config:
         raw[CONFIG_PATH] = render(core.config).encode("utf-8")
     self_path = f"{MEMORY_DIR}/self.md"
     if self_text is not None:
+        refuse_control("self text", self_text)
         raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode()
-    elif not (root / self_path).exists():
+    elif _existing(core, self_path) is None:
         raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
     for folder in STATUS_DIRS.values():
         keep = f"{MEMORY_DIR}/{folder}/.gitkeep"
-        if not (root / keep).exists():
+        if _existing(core, keep) is None:
             raw[keep] = b""
-    attrs = _gitattributes(root)
+    attrs = _gitattributes(_existing(core, ".gitattributes") or b"")
     if attrs is not None:
         raw[".gitattributes"] = attrs
     return raw
@@ -167,12 +166,19 @@ def init(
     )
 
 
-def _gitattributes(root: Path) -> bytes | None:
-    path = root / ".gitattributes"
+def _existing(core: Core, path: str) -> bytes | None:
+    """A repository file as it is now: on disk in a work tree, committed in a bare repository
+    (which has no work tree, so a re-init must not take the file for missing and replace it)."""
+    if core.store.workdir is None:
+        return core.store.committed_file(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return (core.store.root / path).read_bytes()
     except FileNotFoundError:
-        text = ""
+        return None
+
+
+def _gitattributes(data: bytes) -> bytes | None:
+    text = data.decode("utf-8", "replace")
     if GITATTRIBUTES_LINE in text.splitlines():
         return None
     sep = "" if not text or text.endswith("\n") else "\n"

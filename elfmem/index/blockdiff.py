@@ -201,6 +201,32 @@ def _duplicate(block_id: str, winner: str, loser: str) -> BlockFormatError:
     )
 
 
+def shadowed_errors(conn: sqlite3.Connection) -> list[BlockFormatError]:
+    """Every duplicate id still in the index's ``shadowed`` list, naming both files: a sync
+    reports them each time, not only when the diff that found them ran."""
+    sql = (
+        "SELECT s.block_id, s.path, b.path FROM shadowed s JOIN blocks b ON b.id = s.block_id "
+        "ORDER BY s.path, s.block_id"
+    )
+    return [_duplicate(i, str(winner), str(loser)) for i, loser, winner in conn.execute(sql)]
+
+
+def duplicate_error(conn: sqlite3.Connection, block_id: str) -> BlockFormatError | None:
+    """The error a write touching ``block_id`` must raise when the id is in two files: which
+    copy it should change is not for elfmem to guess."""
+    rows = conn.execute("SELECT path FROM shadowed WHERE block_id = ? ORDER BY path", (block_id,))
+    losers = [str(r[0]) for r in rows]
+    winner = conn.execute("SELECT path FROM blocks WHERE id = ?", (block_id,)).fetchone()
+    if not losers or winner is None:
+        return None
+    error = _duplicate(block_id, str(winner[0]), losers[0])
+    error.message = (
+        f"block id {block_id} is in two files ({MEMORY_DIR}/{winner[0]} and "
+        f"{MEMORY_DIR}/{losers[0]}); a write cannot tell which copy to change"
+    )
+    return error
+
+
 def apply_diff(conn: sqlite3.Connection, diff: BlockDiff, updates: list[FileUpdate]) -> None:
     """Write ``diff`` and the files rows, inside the caller's write transaction."""
     if diff.full:

@@ -3,7 +3,9 @@
 Each memory file ends up in one of three states: its tree version indexed (``source='tree'``), an
 uncommitted hand edit indexed instead (``'worktree'``), or, when a person deleted it on disk,
 indexed as absent (``'worktree'`` with no oid). A hand edit that does not parse is never indexed:
-the tree version stays searchable and the error is kept on the file's row until it is fixed.
+the tree version stays searchable and the error is kept on the file's row until it is fixed. A
+committed file that does not parse (a conflict committed by plain git) serves the blocks that do,
+and its row keeps every problem, so each sync reports them until the file is fixed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
-from elfmem.block.parse import parse_bytes
+from elfmem.block.parse import parse_partial
 from elfmem.errors import BlockFormatError
 from elfmem.index.source import MemorySource
 from elfmem.progress import Progress, silent
@@ -115,13 +117,12 @@ class Resolver:
             return FileUpdate(path, new, None)
         if oid is None:
             return FileUpdate(path, new, [])
-        try:
-            return FileUpdate(path, new, self._parse(path, data, oid))
-        except BlockFormatError as exc:
-            self.errors.append(exc)
-            new = replace(new, error=exc)
-            if origin == "tree":
-                return FileUpdate(path, new, [])
+        blocks, problems = self._parse(path, data, oid)
+        if not problems:
+            return FileUpdate(path, new, blocks)
+        new = replace(new, error=problems[0])
+        if origin == "tree":
+            return FileUpdate(path, new, blocks)  # what still parses is served
         return self._tree_fallback(path, replace(new, oid=tree_oid, source="tree"), row)
 
     def _tree_fallback(self, path: str, new: FileRow, row: FileRow | None) -> FileUpdate:
@@ -130,16 +131,33 @@ class Resolver:
             return FileUpdate(path, new, [])
         if row is not None and row.oid == new.oid and row.source == "tree":
             return FileUpdate(path, new, None)
-        try:
-            return FileUpdate(path, new, self._parse(path, None, new.oid))
-        except BlockFormatError as exc:
-            self.errors.append(exc)
-            return FileUpdate(path, new, [])
+        blocks, _ = self._parse(path, None, new.oid)
+        return FileUpdate(path, new, blocks)
 
-    def _parse(self, path: str, data: bytes | None, oid: str) -> list[Block]:
+    def _parse(
+        self, path: str, data: bytes | None, oid: str
+    ) -> tuple[list[Block], list[BlockFormatError]]:
+        """The blocks that parse and every problem (kept in ``errors``): a damaged file serves
+        what is readable and hides nothing."""
         raw = data if data is not None else self.source.read_blob(oid)
         self.files_parsed += 1
-        return parse_bytes(raw, f"{MEMORY_DIR}/{path}")
+        parsed = parse_partial(raw, f"{MEMORY_DIR}/{path}")
+        if not parsed.problems:
+            return parsed.blocks, []
+        error = one_error(parsed.problems)
+        self.errors.append(error)
+        return parsed.blocks, [error]
+
+
+def one_error(problems: list[BlockFormatError]) -> BlockFormatError:
+    """A file's problems as the one error its row keeps: every problem on its own line (each
+    with file:line), so a later sync that does not re-read the file still reports them all."""
+    first = problems[0]
+    if len(problems) == 1:
+        return first
+    error = BlockFormatError("\n".join(p.message for p in problems), recovery=first.recovery)
+    error.path, error.line = first.path, first.line
+    return error
 
 
 def resolve_all(

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
 from elfmem.errors import BlockFormatError
-from elfmem.index.blockdiff import BlockDiff, KnownFile, apply_diff, diff_updates
+from elfmem.index.blockdiff import (
+    BlockDiff,
+    KnownFile,
+    apply_diff,
+    diff_updates,
+    shadowed_errors,
+)
 from elfmem.index.changes import FileUpdate, Resolver, read_rows, resolve_all
 from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
@@ -82,7 +88,7 @@ def sync(
     ``overlay`` False follows the committed tree only and leaves the working-tree check (a stat
     of every memory file) to the next sync that wants it; rows already overlaid stay as they are.
     """
-    return _settle(
+    report = _settle(
         db,
         source,
         run_plan(
@@ -97,6 +103,21 @@ def sync(
         text_for,
         cache,
     )
+    _add_duplicates(db, report)
+    return report
+
+
+def _add_duplicates(db: IndexDB, report: SyncReport) -> None:
+    """A block id in two files is reported at every sync until it is fixed: reads serve the
+    copy in the path that sorts first, and the report names both files."""
+    known = {str(e) for e in report.errors}
+    try:
+        found = shadowed_errors(db.conn)
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        return  # the next sync heals the file; nothing to report from a damaged one
+    report.errors.extend(e for e in found if str(e) not in known)
 
 
 def _settle(

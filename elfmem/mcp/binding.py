@@ -83,7 +83,7 @@ def tool_function(
                 if callable(value):
                     value = await value(**arguments)
             except ElfmemError as exc:
-                return replies.refused(exc)
+                return replies.refused(exc, system.take_warnings())
             except OSError as exc:
                 locked = from_os_error(exc)
                 if locked is None:
@@ -95,7 +95,8 @@ def tool_function(
             ) as exc:  # the interface boundary: one line to the model, the rest to stderr
                 logger.exception("%s failed unexpectedly", spec.name)
                 return replies.crashed(exc)
-        return replies.success(value, spec.result_key or spec.method)
+            warnings = system.take_warnings()
+        return replies.success(value, spec.result_key or spec.method, warnings)
 
     params = parameters(spec)
     call.__name__ = spec.name

@@ -51,14 +51,20 @@ def _reply(body: dict[str, Any], is_error: bool) -> CallToolResult:
     )
 
 
-def success(value: Any, key: str) -> CallToolResult:
-    """The result's ``to_dict()``; a bare value or list is wrapped as ``{key: value}``."""
+def success(value: Any, key: str, warnings: list[str] | None = None) -> CallToolResult:
+    """The result's ``to_dict()``; a bare value or list is wrapped as ``{key: value}``.
+
+    ``warnings``: problems in memory files the call worked around (file:line each), added as a
+    ``warnings`` list when there are any.
+    """
     data = plain(value)
-    return _reply(data if isinstance(data, dict) else {key: data}, False)
+    body = data if isinstance(data, dict) else {key: data}
+    return _reply({**body, "warnings": warnings} if warnings else body, False)
 
 
-def refused(exc: ElfmemError) -> CallToolResult:
-    return _reply(exc.to_dict(), True)
+def refused(exc: ElfmemError, warnings: list[str] | None = None) -> CallToolResult:
+    body = exc.to_dict()
+    return _reply({**body, "warnings": warnings} if warnings else body, True)
 
 
 def crashed(exc: BaseException) -> CallToolResult:

@@ -19,12 +19,14 @@ from elfmem.block.model import (
     new_block_id,
     normalise_content,
     now_iso,
+    refuse_control,
 )
 from elfmem.block.render import render_block, validate_block
 from elfmem.block.secrets import find_secret
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
+from elfmem.index.blockdiff import duplicate_error
 from elfmem.progress import Progress, silent
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
@@ -44,6 +46,8 @@ class Capture:
 
 def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
     """Normalised content, or a clear refusal."""
+    refuse_control("content", content)
+    refuse_control("cue", cue)
     text = normalise_content(content)
     if not text:
         raise InvalidInput(
@@ -72,6 +76,9 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
 
 
 def check_tags(tags: Iterable[str], category: str) -> tuple[str, ...]:
+    for tag in tags:
+        refuse_control("tag", tag)
+    refuse_control("category", category)
     clean = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
     bad = [t for t in clean if not is_valid_tag(t)]
     if bad:
@@ -219,6 +226,9 @@ def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
 def locate(core: Core, view: MemoryView, block_id: str) -> tuple[str, Block]:
     """Where a block lives now; the index gives a hint, the tree has the final word."""
     row = queries.get_blocks(core.db(), [block_id]).get(block_id)
+    duplicate = duplicate_error(core.db().conn, block_id)
+    if duplicate is not None:
+        raise duplicate
     found = view.find(block_id, row.path if row else None)
     if found is None:
         raise BlockNotFound(

@@ -72,6 +72,9 @@ class Core:
         self.last_recall_block_ids: list[str] = []
         self.staged_pairs: dict[str, set[tuple[str, str]]] = {}
         """Co-retrieval pairs already staged, per session: a pair counts once per session."""
+        self.warnings: dict[str, None] = {}
+        """Every file problem a sync reported (file:line each), in order, once: what a command
+        warns about (a conflicted or damaged bucket, a block id in two files)."""
 
     @property
     def agent(self) -> str:
@@ -103,7 +106,11 @@ class Core:
         """
         model = self.embedder if vectors else None
         self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
+        self._warn(self.last_sync)
         return self.last_sync
+
+    def _warn(self, report: SyncReport) -> None:
+        self.warnings.update((line, None) for e in report.errors for line in str(e).split("\n"))
 
     def sync_committed(self) -> None:
         """Bring the index to the branch tip for capture: committed blocks, no hand edits.
@@ -161,6 +168,7 @@ class Core:
             # Another writer moved the index meanwhile, perhaps past newer versions of these
             # files: they are not applied, and a diff from wherever it is keyed brings them in.
             self.last_sync = sync(db, self.store.source(), None, overlay=False)
+            self._warn(self.last_sync)
 
     def after_write(self, result: WriteResult, parent_tree: str | None) -> None:
         """Update the index with exactly the files a commit wrote (text now, vectors lazily).

@@ -60,6 +60,16 @@ def _guard(name: str, probe: Callable[[], Check]) -> Check:
         return Check(name, False, str(exc), "Check the path and permissions.")
 
 
+def _present(core: Core, path: str) -> bool:
+    """On disk in a work tree; in the branch tip's tree in a bare repository (it has no disk
+    copy, and reads take the committed one)."""
+    if core.store.workdir is not None:
+        return (core.store.root / path).exists()
+    if path == MEMORY_DIR:
+        return core.store.memory_tree_oid() is not None
+    return core.store.committed_file(path) is not None
+
+
 def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = "") -> DoctorResult:
     store = core.store
     root = store.root
@@ -69,11 +79,11 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         else Check("repository", False, "HEAD is detached", "git switch <branch>"),
         Check(
             "config",
-            (root / CONFIG_PATH).exists(),
+            _present(core, CONFIG_PATH),
             str(root / CONFIG_PATH),
             "elfmem init (zero config also works: defaults apply)",
         ),
-        Check("memory", (root / MEMORY_DIR).is_dir(), str(root / MEMORY_DIR), "elfmem init"),
+        Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
         _guard("hooks", lambda: _hooks(core)),
         Check(
             "ledger",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from elfmem.block.layout import MEMORY_DIR
-from elfmem.block.parse import parse_bytes
+from elfmem.block.parse import parse_partial
 from elfmem.errors import BlockFormatError, InvalidInput
 from elfmem.index import SyncReport, open_index, open_memory_index, queries, rebuild, sync
 from elfmem.index import status as index_status
@@ -30,7 +30,8 @@ class CheckResult(Result):
     blocks: int
     """Blocks in the files that parsed."""
     errors: list[dict[str, Any]] = field(default_factory=list)
-    """One ``{path, line, message, recovery}`` per file that does not parse."""
+    """One ``{path, line, message, recovery}`` per problem: a line that does not parse, an
+    unresolved conflict, a block left out because of one, a block id in two files."""
     index_damage: str | None = None
     """Damage found in the index file now (it was moved aside and rebuilt from git), else None."""
     index_note: str | None = None
@@ -48,35 +49,41 @@ class CheckResult(Result):
             head = f"{verdict}: {self.files} files, {self.blocks} blocks parse cleanly."
             return "\n".join([head, *notes])
         lines = [f"{e['path']}:{e['line']}: {e['message']}" for e in self.errors]
-        return "\n".join([*lines, *notes, f"{len(self.errors)} file(s) do not parse."])
+        files = len({e["path"] for e in self.errors})
+        return "\n".join([*lines, *notes, f"{len(self.errors)} problem(s) in {files} file(s)."])
 
 
 def check(core: Core) -> CheckResult:
-    """Parse every memory file as it is on disk (or in the tree); report errors, touch nothing."""
+    """Parse every memory file as it is on disk (or in the tree); report every problem (a
+    conflict, a block that does not parse, a block id in two files) with file:line; touch
+    nothing."""
     source = core.store.source()
     tree = source.memory_tree_oid()
     files = source.tree_files(tree) if tree else {}
     on_disk = source.worktree_stats()
     paths = sorted(set(files) | set(on_disk or {}))
-    errors: list[dict[str, Any]] = []
+    problems: list[BlockFormatError] = []
     blocks = 0
+    first_seen: dict[str, tuple[str, int]] = {}
     for path in paths:
-        try:
-            data = (
-                source.read_worktree(path)
-                if on_disk is not None and path in on_disk
-                else (source.read_blob(files[path]))
-            )
-            blocks += len(parse_bytes(data, f"{MEMORY_DIR}/{path}"))
-        except BlockFormatError as exc:
-            errors.append(
-                {
-                    "path": exc.path or f"{MEMORY_DIR}/{path}",
-                    "line": exc.line,
-                    "message": exc.detail,
-                    "recovery": exc.recovery,
-                }
-            )
+        data = (
+            source.read_worktree(path)
+            if on_disk is not None and path in on_disk
+            else (source.read_blob(files[path]))
+        )
+        parsed = parse_partial(data, f"{MEMORY_DIR}/{path}")
+        problems.extend(parsed.problems)
+        blocks += len(parsed.located)
+        for block, line in parsed.located:
+            where = (f"{MEMORY_DIR}/{path}", line)
+            if block.id in first_seen:
+                problems.append(_duplicate(block.id, first_seen[block.id], where))
+            else:
+                first_seen[block.id] = where
+    errors = [
+        {"path": e.path, "line": e.line, "message": e.message, "recovery": e.recovery}
+        for e in problems
+    ]
     damage, note = inspect_index(core)
     return CheckResult(len(paths), blocks, errors, damage, note)
 
@@ -94,6 +101,17 @@ def inspect_index(core: Core) -> tuple[str | None, str | None]:
         core.sync()
     damage = db.healed
     return damage, None if damage else moved_aside(db.path)
+
+
+def _duplicate(block_id: str, first: tuple[str, int], second: tuple[str, int]) -> BlockFormatError:
+    return BlockFormatError(
+        f"block id {block_id} is also at {first[0]}:{first[1]}; reads serve the copy in the "
+        "file whose path sorts first and writes to this id are refused",
+        second[0],
+        second[1],
+        "Give one copy a new id (16 lowercase hex digits) or delete it, then commit and run "
+        "`elfmem index check`.",
+    )
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
 from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
 from elfmem.block.secrets import find_secret
 from elfmem.errors import BlockFormatError, RepoStateError
 from elfmem.rhythms.results import Result
 
-_MARKER_STARTS = ("<<<<<<<", ">>>>>>>", "|||||||")
 _OPENER = FRONTMATTER_OPEN.encode()
 _ID_RE = re.compile(rb"^" + re.escape(_OPENER) + rb"(\S+)", re.M)
 """A block's id, scanned without a parse: files not staged are only looked through for ids."""
@@ -116,17 +116,21 @@ def _id_line(data: bytes, block_id: bytes) -> int:
 
 
 def _markers(path: str, lines: list[str]) -> list[dict[str, Any]]:
-    hits = [n for n, line in enumerate(lines, 1) if line.startswith(_MARKER_STARTS)]
-    if not hits:
-        return []  # a lone `=======` is a Markdown heading underline, not a conflict
-    hits += [n for n, line in enumerate(lines, 1) if line.rstrip() == "======="]
+    """Each conflict region, as the reader finds it, and any ``<<<<<<<`` line left over from
+    a resolution (elfmem escapes one in a body; a lone ``=======`` or ``>>>>>>>`` is content)."""
+    regions = find_conflicts(lines)
+    inside = {i for c in regions for i in range(c.open, c.close + 1)}
+    leftover = [i for i, line in enumerate(lines) if OPEN_RE.match(line) and i not in inside]
+    found = [(c.open, f"lines {c.open + 1}-{c.close + 1}") for c in regions]
+    found += [(i, "a leftover `<<<<<<<` line") for i in leftover]
     return [
         _problem(
             path,
-            min(hits),
-            "merge conflict markers (<<<<<<< / ======= / >>>>>>>)",
-            "Resolve the conflict: keep the lines you want and delete every marker line.",
+            i + 1,
+            f"merge conflict markers (<<<<<<< / ======= / >>>>>>>): {what}",
+            conflict_recovery(path),
         )
+        for i, what in sorted(found)
     ]
 
 

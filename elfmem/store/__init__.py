@@ -22,6 +22,7 @@ from elfmem.store.objects import (
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
+from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView
 from elfmem.store.writer import FileEdit, MemoryWriter, Plan, WriteResult
 
@@ -117,6 +118,15 @@ class Store:
         except (KeyError, ValueError, pygit2.GitError):
             limit = GC_AUTO_DEFAULT
         return loose_object_estimate(objects_dir(self.repo)), limit
+
+    def committed_file(self, path: str) -> bytes | None:
+        """``path`` (repository-relative) as the branch tip commits it; None when it has none.
+
+        A bare repository has no work tree, so this is where its committed config is read.
+        """
+        commit = repo_mod.head_commit(self.repo)
+        blob = blob_at(self.repo, commit.tree if commit is not None else None, path)
+        return blob.data if blob is not None else None
 
     def memory_tree_oid(self) -> str | None:
         tree = repo_mod.memory_tree(repo_mod.head_commit(self.repo))

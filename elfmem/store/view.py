@@ -2,7 +2,9 @@
 
 Writes are planned against a view. A memory file whose working-tree copy differs from its blob is a
 hand edit: the view parses that copy (refusing with file:line if it does not parse), and a write
-that touches the file carries the edit into its commit instead of overwriting it.
+that touches the file carries the edit into its commit instead of overwriting it. A file that does
+not parse (an unresolved conflict committed by plain git, say) is refused by every write that
+reads it, so a write never rewrites a damaged file and loses its unreadable part.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pygit2.enums import FileMode
 from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
+from elfmem.errors import BlockFormatError
 from elfmem.store.objects import tree_records_at
 from elfmem.store.repo import memory_tree
 from elfmem.store.tree import blob_at, blob_paths
@@ -202,20 +205,44 @@ class MemoryView:
         """Where a block lives; ``hint`` (from the index) is tried first, then every file."""
         order = ([hint] if hint else []) + [p for p in self.paths() if p != hint]
         for relpath in order:
-            for block in self.read(relpath):
+            try:
+                blocks = self.read(relpath)
+            except BlockFormatError:
+                if f"id: {block_id}" in self.text_lenient(relpath):
+                    raise  # the block is in a file that does not parse: no write may touch it
+                continue  # a damaged file elsewhere does not stop a write to this block
+            for block in blocks:
                 if block.id == block_id:
                     return relpath, block
         return None
+
+    def text_lenient(self, relpath: str) -> str:
+        """The file's text with undecodable bytes replaced: for searching, never for writing."""
+        data, _ = self._bytes(relpath)
+        return data.decode("utf-8", "replace")
+
+    def _committed_damage(self, relpath: str) -> bool:
+        """The committed file does not parse (a conflict committed by plain git, say) and the
+        disk holds exactly it: no one is editing it now."""
+        blob = self._blob_oid(relpath)
+        return blob is not None and self.disk_oids.get(relpath, str(blob)) == str(blob)
 
     def append_target(self, status: str, cls: str, month: str) -> str:
         """Reserve a place for one new block: the last bucket of its kind, or a fresh one when full.
 
         Each call counts as one block appended, so a batch planned against one view fills buckets
-        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file.
+        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file. A
+        committed last bucket that does not parse counts as full: it is left for a person to
+        resolve (every read warns about it) and appends go on in a fresh one.
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
-        held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
+        try:
+            held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
+        except BlockFormatError:
+            if not self._committed_damage(key.relpath):
+                raise  # a hand edit in progress: the person editing it is told, file and line
+            held = BUCKET_LIMIT  # never rewritten until resolved, so appends go to a fresh one
         if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
             key = key.next()
         self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1

@@ -44,7 +44,14 @@ HOSTILE_LINES = [
     "    indented code",
     "\t- tabbed list",
     "line with trailing spaces   ",
-    "ünïcödé 日本語 🙂 \u2028 \x85 \x0b",
+    "ünïcödé 日本語 🙂 \u2028 \u2029 \ufeff \u200b",
+    "=======",
+    "<<<<<<< HEAD",
+    "<<<<<<<",
+    "\\<<<<<<< HEAD",
+    "||||||| base",
+    ">>>>>>> theirs",
+    "> quoted",
     "",
     "",
 ]
@@ -60,9 +67,12 @@ def _word(first: str, rest: str, max_size: int) -> st.SearchStrategy[str]:
 
 ids = st.text("0123456789abcdef", min_size=16, max_size=16)
 keys = _word(LOWER, LOWER + DIGITS + "_-", 8)
-any_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
+# Control characters other than tab, CR and LF are refused on write (tests/block/test_control.py).
+any_text = st.text(
+    st.characters(exclude_categories=["Cs", "Cc"], include_characters="\t\r\n"), max_size=40
+)
 line_text = st.text(
-    st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=30
+    st.characters(exclude_categories=["Cs", "Cc"], include_characters="\t"), max_size=30
 )
 
 inline_values = line_text.map(str.strip)
