@@ -173,6 +173,17 @@ def _orphans(lines: list[str], conflicts: list[Conflict], starts: list[int]) -> 
 
 def _preamble(lines: list[str], first: int, inside: set[int], path: str) -> list[BlockFormatError]:
     for i in range(first):
+        if lines[i].startswith(HEADING_PREFIX) and i + 1 < len(lines) and i not in inside:
+            # A heading is a block's first line; what broke is the id line under it.
+            return [
+                BlockFormatError(
+                    "a `## ` heading not followed by a `<!-- id: <16 hex digits> ... -->` line",
+                    path,
+                    i + 2,
+                    "Repair this line to the form `<!-- id: 0123456789abcdef  cls: knowledge  "
+                    "tags: []  created: … -->` (see docs/format.md), or delete the heading.",
+                )
+            ]
         if lines[i].strip() and i not in inside:
             return [
                 BlockFormatError(

@@ -81,7 +81,7 @@ def check(core: Core) -> CheckResult:
             else:
                 first_seen[block.id] = where
     errors = [
-        {"path": e.path, "line": e.line, "message": e.message, "recovery": e.recovery}
+        {"path": e.path, "line": e.line, "message": e.detail, "recovery": e.recovery}
         for e in problems
     ]
     damage, note = inspect_index(core)
