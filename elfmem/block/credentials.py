@@ -47,7 +47,7 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
 _RANDOM_BODY = {"OpenAI API key"}
 """Kinds whose prefix is also ordinary words (``sk-learn-...``): the body must look random too."""
 
-_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#]+:(?P<value>[^\s@/]+)@[^\s/@]+")
+_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#]*:(?P<value>[^\s@/]+)@[^\s/@]+")
 _PLACEHOLDER = re.compile(r"^(?:\$.*|\{.*|<.*|%.*|\*+|x+|\.\.\.|…)$", re.I)
 
 _NAME = (

@@ -52,11 +52,14 @@ def scan_fields(fields: Iterable[tuple[str, str]]) -> list[SecretFinding]:
 
 def block_fields(block: Block, prefix: str = "") -> list[tuple[str, str]]:
     """Every text of a block that reaches git: content, cue, each tag, the keys a person added
-    by hand, the category (a folder name)."""
+    by hand, relations, the timestamp, the category (a folder name)."""
     fields = [(f"{prefix}content", block.content), (f"{prefix}cue", block.cue)]
     fields += [(f"{prefix}tag {n}", tag) for n, tag in enumerate(block.tags, 1)]
     fields += [(f"{prefix}{key}", value) for key, value in (*block.fields, *block.extra)]
-    return [*fields, (f"{prefix}category", block.cls)]
+    fields += [
+        (f"{prefix}relation {n}", f"{r.kind} {r.target}") for n, r in enumerate(block.relations, 1)
+    ]
+    return [*fields, (f"{prefix}created", block.created), (f"{prefix}category", block.cls)]
 
 
 def capture_fields(
@@ -70,10 +73,10 @@ def capture_fields(
 
 def refusal(findings: Sequence[SecretFinding], recovery: str = "") -> SecretRefused:
     """The error for ``findings``: kinds and places, never the values."""
-    what = "; ".join(f"a {f.kind} in {f.where}" for f in findings)
+    what = "; ".join(f"{f.kind} in {f.where}" for f in findings)
     return SecretRefused(
-        f"Refused: {what} (the value is not shown). Git history is permanent and revert does "
-        "not purge it; nothing was written.",
+        f"Refused: what looks like a credential: {what} (the value is not shown). Git history "
+        "is permanent and revert does not purge it; nothing was written.",
         recovery
         or "Remove the credential and say where it lives instead (e.g. 'the key is in "
         "$OPENAI_API_KEY'). "
@@ -87,6 +90,14 @@ def check(fields: Iterable[tuple[str, str]], allow: bool = False) -> tuple[str, 
     if findings and not allow:
         raise refusal(findings)
     return tuple(dict.fromkeys(f.kind for f in findings))
+
+
+def redact(text: str) -> str:
+    """``text`` with each credential replaced by its kind: a commit subject built from content
+    stored with the override still never carries the value."""
+    for hit in reversed(hits(text)):
+        text = f"{text[: hit.start]}[{hit.kind}]{text[hit.end :]}"
+    return text
 
 
 def allow_trailers(kinds: Iterable[str]) -> list[tuple[str, str]]:

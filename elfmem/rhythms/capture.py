@@ -97,6 +97,12 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
     return block
 
 
+def _preview(content: str) -> str:
+    """A commit subject's preview; content stored with the override has its credential named,
+    not quoted (content without one is returned as it was)."""
+    return preview(secrets.redact(content))
+
+
 def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
     """The override's trailers: the kinds of credential let through, for the commit to record."""
     kinds = [k for b in blocks for k in secrets.check(secrets.block_fields(b), allow=True)]
@@ -130,7 +136,7 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
     plan_trailers = _allowed([block]) if allow_secret else []
 
     def build(view: MemoryView) -> Plan:
-        plan = _append_plan(view, [block], "remember", f"remember: {preview(block.content)}")
+        plan = _append_plan(view, [block], "remember", f"remember: {_preview(block.content)}")
         plan.trailers += plan_trailers
         return plan
 
@@ -278,7 +284,7 @@ def edit(
         validate_block(new)
         return Plan(
             op="edit",
-            subject=f"edit: {preview(new.content)}",
+            subject=f"edit: {_preview(new.content)}",
             block_ids=[block_id],
             files={relpath: _replace(view, relpath, new, block_id)},
             body="Changed: " + ", ".join(changed_fields),

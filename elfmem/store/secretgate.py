@@ -16,12 +16,16 @@ from typing import TYPE_CHECKING
 from elfmem.block.credentials import hits
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
+from elfmem.block.render import render_block, render_file
 from elfmem.block.secrets import ALLOW_TRAILER, OVERRIDE, SecretFinding, block_fields, refusal
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, parsed
 
 if TYPE_CHECKING:
     from elfmem.store.writer import Plan
+
+_Field = tuple[str, str, bool, tuple[str, ...]]
+"""Where, the text, whether the override may let it through, texts already looked at."""
 
 _RESTORING_OPS = {"undo"}
 """Operations that put back text history already holds: nothing new reaches git."""
@@ -51,21 +55,33 @@ class _Committed:
         return any(value in text for text in self.texts.values())
 
 
-def _fields(plan: Plan, committed: _Committed) -> Iterator[tuple[str, str, bool]]:
-    """(where, text, may be overridden) for every new text of the plan."""
+def _fields(plan: Plan, view: MemoryView, committed: _Committed) -> Iterator[_Field]:
+    """(where, text, may be overridden) for every new text of the plan.
+
+    A file carrying a hand edit is read whole, so a key typed anywhere in it (a body, a
+    frontmatter comment, text between blocks) is found and named by file and line; the plan's
+    own blocks in it were looked at field by field already.
+    """
+    own: list[str] = []
     for relpath, edit in plan.files.items():
         before = committed.blocks(relpath)
         for block in edit.blocks:
-            if before.get(block.id) != block:
-                where = f"{MEMORY_DIR}/{relpath} block {block.id} "
-                for name, text in block_fields(block, where):
-                    yield name, text, block.id in plan.block_ids
+            mine = block.id in plan.block_ids
+            if before.get(block.id) == block or not (mine or relpath not in view.carried):
+                continue
+            own += [render_block(block)] if mine else []
+            for name, text in block_fields(block, f"{MEMORY_DIR}/{relpath} block {block.id} "):
+                yield name, text, mine, ()
+    for relpath in sorted(view.carried & set(plan.files)):
+        edit = plan.files[relpath]
+        text = edit.text if edit.text is not None else render_file(edit.blocks)
+        yield f"{MEMORY_DIR}/{relpath}", text, False, tuple(own)
     for path, raw in plan.raw.items():
         if raw is not None:
             old = committed.data(path)
             committed.texts[path] = old[1].decode("utf-8", "replace") if old else ""
-            yield path, raw.decode("utf-8", "replace"), False
-    yield "commit message", f"{plan.subject}\n{plan.body}", True
+            yield path, raw.decode("utf-8", "replace"), False, ()
+    yield "commit message", f"{plan.subject}\n{plan.body}", True, ()
 
 
 def check_plan(plan: Plan, view: MemoryView) -> None:
@@ -74,14 +90,16 @@ def check_plan(plan: Plan, view: MemoryView) -> None:
     restoring = plan.op in _RESTORING_OPS
     committed = _Committed(view)
     findings: list[SecretFinding] = []
-    for where, text, may_override in _fields(plan, committed):
+    for where, text, may_override, checked in _fields(plan, view, committed):
         for hit in hits(text):
-            if committed.holds(text[hit.start : hit.end]):
+            value = text[hit.start : hit.end]
+            if committed.holds(value) or any(value in t for t in checked):
                 continue
             if may_override and (restoring or hit.kind in allowed):
                 continue
             line = text.count("\n", 0, hit.start) + 1
-            findings.append(SecretFinding(hit.kind, f"{where} line {line}" if line > 1 else where))
+            multiline = "\n" in text.rstrip("\n")
+            findings.append(SecretFinding(hit.kind, f"{where} line {line}" if multiline else where))
     if not findings:
         return
     carried = sorted(f"{MEMORY_DIR}/{p}" for p in view.carried & set(plan.files))
