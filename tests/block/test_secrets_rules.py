@@ -11,8 +11,9 @@ import pytest
 
 from elfmem.api import MemorySystem
 from elfmem.block import credentials, secrets
+from elfmem.block.model import Block
 from elfmem.errors import SecretRefused
-from elfmem.store import Plan
+from elfmem.store import FileEdit, MemoryView, Plan
 from tests.conftest import arun, git
 
 TAIL = "Q7x9Lm2Pz4Kd8Rw1Ty6Vb3Nc5Hj0FgA2sD4fG6hJ8k"
@@ -138,6 +139,17 @@ def test_the_gate_refuses_a_plan_from_any_path(system: MemorySystem, repo: Path)
                     op="x", subject="x", raw={".elfmem/n.txt": GHP.encode()}, trailers=allowed
                 )
             )
+        new = Block(id="0123456789abcdef", content="from an import", tags=("ok", GHP))
+
+        def plan(view: MemoryView) -> Plan:  # a block no call site checked: dream, import, …
+            path = view.append_target("inbox", "knowledge", "2026-01")
+            edit = FileEdit((*view.read(path), new))
+            return Plan(op="import", subject="import", files={path: edit})
+
+        with pytest.raises(SecretRefused) as err:
+            store.write(plan)
+        assert "GitHub token in .elfmem/memory/log/knowledge/2026-01.md block" in err.value.message
+        assert "0123456789abcdef tag 2" in err.value.message
         assert git(repo, "rev-parse", "HEAD") == head
     finally:
         arun(system.close())
