@@ -149,7 +149,15 @@ def test_the_gate_refuses_a_plan_from_any_path(system: MemorySystem, repo: Path)
         with pytest.raises(SecretRefused) as err:
             store.write(plan)
         assert "GitHub token in .elfmem/memory/log/knowledge/2026-01.md block" in err.value.message
-        assert "0123456789abcdef tag 2" in err.value.message
+        assert "block 0123456789abcdef tag 2" in err.value.message
+
+        def allowed_plan(view: MemoryView) -> Plan:  # the override covers the plan's own blocks
+            made = plan(view)
+            made.trailers = [("Elfmem-Allow-Secret", "GitHub token")]
+            return made
+
+        with pytest.raises(SecretRefused):
+            store.write(allowed_plan)
         assert git(repo, "rev-parse", "HEAD") == head
     finally:
         arun(system.close())
