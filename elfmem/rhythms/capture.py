@@ -23,7 +23,7 @@ from elfmem.block.model import (
 )
 from elfmem.block.render import render_block, validate_block
 from elfmem.block.text import preview
-from elfmem.errors import BlockNotFound, InvalidInput
+from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
 from elfmem.progress import Progress, silent
 from elfmem.rhythms.core import Core
@@ -166,7 +166,7 @@ def remember_many(
     not report.
     """
     report = progress or silent
-    blocks = [make_block(core, item, allow_secret) for item in items]
+    blocks = [_numbered(n, core, item, allow_secret) for n, item in enumerate(items, 1)]
     core.sync(overlay=False)
     fresh: list[Block] = []
     duplicates: list[str] = []
@@ -201,6 +201,14 @@ def remember_many(
         "elfmem: birth",
     )
     return BatchResult([b.id for b in fresh], duplicates, result.commit_id)
+
+
+def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
+    """``make_block``, with a refused credential's place naming its record in the batch."""
+    try:
+        return make_block(core, item, allow_secret)
+    except SecretRefused as exc:
+        raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
 def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:

@@ -163,6 +163,19 @@ def test_the_gate_refuses_a_plan_from_any_path(system: MemorySystem, repo: Path)
         arun(system.close())
 
 
+def test_a_batch_names_the_record_and_writes_none_of_it(system: MemorySystem, repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    records = [{"content": "fine"}, {"content": "also fine", "tags": ["ok", GHP]}]
+    try:
+        with pytest.raises(SecretRefused) as err:
+            arun(system.remember_many(records))
+        assert err.value.message.startswith("Record 2: Refused: ")
+        assert "GitHub token in tag 2 " in err.value.message
+        assert git(repo, "rev-parse", "HEAD") == head
+    finally:
+        arun(system.close())
+
+
 def test_outcome_source_is_refused_before_anything_is_recorded(
     system: MemorySystem, repo: Path
 ) -> None:
