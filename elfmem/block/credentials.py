@@ -27,22 +27,27 @@ class Hit:
     end: int
 
 
-_PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("OpenAI API key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}")),
-    ("GitHub token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
-    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("Stripe key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}")),
-    ("Twilio API key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")),
-    ("PGP private key block", re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-----")),
-    ("OpenSSH private key", re.compile(r"-----BEGIN OPENSSH PRIVATE KEY-----")),
-    ("PEM private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")),
-    ("PuTTY private key", re.compile(r"PuTTY-User-Key-File-\d")),
+_PREFIXED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    # (kind, a literal every match contains: a cheap test before the regex runs, pattern)
+    ("Anthropic API key", "sk-ant-", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    (
+        "OpenAI API key",
+        "sk-",
+        re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ),
+    ("AWS access key id", "A", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("GitHub token", "gh", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}")),
+    ("GitHub token", "github_pat_", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    ("GitLab token", "glpat-", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("Slack token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("Stripe key", "k_", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}")),
+    ("Twilio API key", "SK", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
+    ("Google API key", "AIza", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("JWT", "eyJ", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")),
+    ("PGP private key block", "-----BEGIN", re.compile(r"-----BEGIN PGP PRIVATE KEY BLOCK-----")),
+    ("OpenSSH private key", "-----BEGIN", re.compile(r"-----BEGIN OPENSSH PRIVATE KEY-----")),
+    ("PEM private key", "-----BEGIN", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")),
+    ("PuTTY private key", "PuTTY", re.compile(r"PuTTY-User-Key-File-\d")),
 )
 _RANDOM_BODY = {"OpenAI API key"}
 """Kinds whose prefix is also ordinary words (``sk-learn-...``): the body must look random too."""
@@ -51,13 +56,14 @@ _CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#]*:(?P<value>[^\s
 _PLACEHOLDER = re.compile(r"^(?:\$.*|\{.*|<.*|%.*|\*+|x+|\.\.\.|…)$", re.I)
 
 _NAME = (
-    r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|[a-z_]*token|"
+    r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|"
     r"passw(?:or)?d|pwd|credentials?|access[_-]?key(?:[_-]?id)?|private[_-]?key|"
     r"signing[_-]?key|encryption[_-]?key|auth[_-]?key|bearer)"
 )
 _ASSIGNED = re.compile(
-    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*?" + _NAME + r"[\"']?(?:\s*(?:[:=]|=>)\s*|\s+is\s+|\s+)"
-    r"[\"']?(?P<value>[A-Za-z0-9+/=_.~-]{16,})"
+    r"(?i)"
+    + _NAME
+    + r"[\"']?(?:\s*(?:[:=]|=>)\s*|\s+is\s+|\s+)[\"']?(?P<value>[A-Za-z0-9+/=_.~-]{16,})"
 )
 _AWS_SECRET_LABELLED = re.compile(
     r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<value>[A-Za-z0-9/+=]{40})\b"
@@ -106,7 +112,9 @@ def _random_run(token: str) -> bool:
 
 
 def _prefixed(text: str) -> Iterator[Hit]:
-    for kind, pattern in _PREFIXED:
+    for kind, literal, pattern in _PREFIXED:
+        if literal not in text:
+            continue
         for m in pattern.finditer(text):
             if kind in _RANDOM_BODY and not _random_run(m.group(0)):
                 continue
