@@ -29,7 +29,7 @@ from elfmem.identity.templates import TEMPLATES
 from elfmem.index.damage import healing
 from elfmem.progress import Progress
 from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import capture, feedback, graph, inspect, maintenance, sessions
+from elfmem.rhythms import capture, feedback, graph, inspect, maintenance, secretaudit, sessions
 from elfmem.rhythms import curate as curate_mod
 from elfmem.rhythms import doctor as doctor_mod
 from elfmem.rhythms import dream as dream_mod
@@ -546,6 +546,11 @@ class MemorySystem(IdentityOperations):
                 return resolve_check(llm) if llm is not None else ""
 
         return doctor_mod.doctor(self._core, probe, key_env)
+
+    async def doctor_secrets(self) -> secretaudit.SecretAudit:
+        """Credentials already in the memory's history and the notes, with how to purge them;
+        reads only, never rewrites history."""
+        return secretaudit.audit(self._core)
 
     async def migrate_embeddings(self) -> dict[str, Any]:
         """Re-embed every block with the configured model (the only way to change models)."""

@@ -219,6 +219,13 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "DoctorResult",
         "the fixes it prints",
     ),
+    "doctor_secrets": (
+        "Checking that no credential is already in the memory's history or notes.",
+        "-",
+        "one read of every memory blob in history",
+        "SecretAudit",
+        "the purge steps it prints (elfmem never rewrites history)",
+    ),
     "doctor_frames": (
         "Seeing what every frame renders and drops.",
         "-",

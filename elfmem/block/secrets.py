@@ -1,59 +1,105 @@
-"""Credentials are refused before they reach a blob: git history is forever and revert does not
-purge.
+"""The one secret check: every text bound for a blob, a note, a ref name or a commit message.
 
-Known key formats are matched exactly; a long, high-entropy value standing next to a word like
-``key`` or ``password`` is refused too. A false positive is written with an explicit override,
-which the commit records in its trailers.
+Git history is forever and revert does not purge, so a credential is refused before anything is
+written. A refusal names the kind and where it was seen (``tag 2``, ``cue``, ``self.md line 3``)
+and never repeats the value, not even a prefix: the error text lands in terminals, logs and agent
+transcripts. A deliberate override is recorded in the commit as ``Elfmem-Allow-Secret: <kind>``.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-_KNOWN: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}")),
-    ("GitHub token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{30,}")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----")),
-)
-_ASSIGNED = re.compile(
-    r"(?i)\b(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|auth)\b"
-    r"[\"']?\s*(?:[:=]|\bis\b)\s*[\"']?(?P<value>[A-Za-z0-9+/=_\-.]{16,})"
+from elfmem.block.credentials import hits
+from elfmem.block.model import Block
+from elfmem.errors import SecretRefused
+
+ALLOW_TRAILER = "Elfmem-Allow-Secret"
+OVERRIDE = (
+    "If it is a false positive, pass --allow-secret (allow_secret=true through the API or MCP); "
+    f"the commit records it as `{ALLOW_TRAILER}: <kind>`."
 )
 
 
 @dataclass(frozen=True, slots=True)
 class SecretFinding:
+    """What kind of credential was seen and where; deliberately without the value."""
+
     kind: str
-    excerpt: str
+    where: str
 
 
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+def scan(text: str, where: str) -> list[SecretFinding]:
+    """Findings in one field; a multi-line text names the line (``content line 3``)."""
+    multiline = "\n" in text.rstrip("\n")
+    out = []
+    for hit in hits(text):
+        line = text.count("\n", 0, hit.start) + 1
+        out.append(SecretFinding(hit.kind, f"{where} line {line}" if multiline else where))
+    return out
 
 
-def _mask(value: str) -> str:
-    return value[:4] + "…" + f"({len(value)} chars)"
+def find_secret(text: str, where: str = "text") -> SecretFinding | None:
+    """The first credential in ``text``, or None."""
+    found = scan(text, where)
+    return found[0] if found else None
 
 
-def find_secret(text: str) -> SecretFinding | None:
-    """The first thing in ``text`` that looks like a credential, or None."""
-    for kind, pattern in _KNOWN:
-        m = pattern.search(text)
-        if m:
-            return SecretFinding(kind, _mask(m.group(0)))
-    for m in _ASSIGNED.finditer(text):
-        value = m["value"]
-        has_digit = any(c.isdigit() for c in value)
-        if _entropy(value) >= 3.5 and has_digit:
-            return SecretFinding("high-entropy value next to a credential word", _mask(value))
-    return None
+def scan_fields(fields: Iterable[tuple[str, str]]) -> list[SecretFinding]:
+    return [f for where, text in fields for f in scan(text, where)]
+
+
+def block_fields(block: Block, prefix: str = "") -> list[tuple[str, str]]:
+    """Every text of a block that reaches git: content, cue, each tag, the keys a person added
+    by hand, relations, the timestamp, the category (a folder name)."""
+    fields = [(f"{prefix}content", block.content), (f"{prefix}cue", block.cue)]
+    fields += [(f"{prefix}tag {n}", tag) for n, tag in enumerate(block.tags, 1)]
+    fields += [(f"{prefix}{key}", value) for key, value in (*block.fields, *block.extra)]
+    fields += [
+        (f"{prefix}relation {n}", f"{r.kind} {r.target}") for n, r in enumerate(block.relations, 1)
+    ]
+    return [*fields, (f"{prefix}created", block.created), (f"{prefix}category", block.cls)]
+
+
+def capture_fields(
+    content: str, cue: str = "", tags: Sequence[str] = (), category: str = ""
+) -> list[tuple[str, str]]:
+    """The fields of a capture before it is a block, named as the user typed them."""
+    fields = [("content", content), ("cue", cue)]
+    fields += [(f"tag {n}", tag) for n, tag in enumerate(tags, 1)]
+    return [*fields, ("category", category)]
+
+
+def refusal(findings: Sequence[SecretFinding], recovery: str = "") -> SecretRefused:
+    """The error for ``findings``: kinds and places, never the values."""
+    what = "; ".join(f"{f.kind} in {f.where}" for f in findings)
+    return SecretRefused(
+        f"Refused: what looks like a credential: {what} (the value is not shown). Git history "
+        "is permanent and revert does not purge it; nothing was written.",
+        recovery
+        or "Remove the credential and say where it lives instead (e.g. 'the key is in "
+        "$OPENAI_API_KEY'). "
+        + OVERRIDE,
+    )
+
+
+def check(fields: Iterable[tuple[str, str]], allow: bool = False) -> tuple[str, ...]:
+    """Refuse any credential in ``fields``; with ``allow``, return the kinds let through."""
+    findings = scan_fields(fields)
+    if findings and not allow:
+        raise refusal(findings)
+    return tuple(dict.fromkeys(f.kind for f in findings))
+
+
+def redact(text: str) -> str:
+    """``text`` with each credential replaced by its kind: a commit subject built from content
+    stored with the override still never carries the value."""
+    for hit in reversed(hits(text)):
+        text = f"{text[: hit.start]}[{hit.kind}]{text[hit.end :]}"
+    return text
+
+
+def allow_trailers(kinds: Iterable[str]) -> list[tuple[str, str]]:
+    """The trailers that record a deliberate override, one per kind let through."""
+    return [(ALLOW_TRAILER, kind) for kind in dict.fromkeys(kinds)]

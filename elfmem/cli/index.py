@@ -71,15 +71,29 @@ def parity(ctx: click.Context, probes: int, json_: bool) -> None:
 )
 @click.option("--resolve", is_flag=True, help="Make one real LLM call to prove the key works.")
 @click.option(
+    "--secrets",
+    "secrets_",
+    is_flag=True,
+    help="Scan the memory's whole history and notes for credentials; say how to purge them.",
+)
+@click.option(
     "--query", default="what matters right now", show_default=True, help="Query for --frames."
 )
 @json_option
 @click.pass_context
-def doctor(ctx: click.Context, frames_: bool, resolve: bool, query: str, json_: bool) -> None:
+def doctor(
+    ctx: click.Context, frames_: bool, resolve: bool, secrets_: bool, query: str, json_: bool
+) -> None:
     """Diagnose setup; each problem with its fix.
 
-    --frames exits non-zero only if a guarantee was dropped.
+    --frames exits non-zero only if a guarantee was dropped; --secrets if history holds one.
     """
+    if secrets_:
+        audit = run(ctx, json_, lambda s: s.doctor_secrets())
+        emit(audit, json_)
+        if not audit.ok:
+            sys.exit(1)
+        return
     if not frames_:
         result = run(ctx, json_, lambda s: s.doctor(resolve))
         emit(result, json_)

@@ -41,6 +41,7 @@ from elfmem.rhythms.results import (
     RememberResult,
     UndoResult,
 )
+from elfmem.rhythms.secretaudit import SecretAudit
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.store import CommitInfo
@@ -73,7 +74,11 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "index status": (Shape(maintenance.IndexStatus),),
     "index rebuild": (Shape(maintenance.RebuildResult),),
     "index parity": (Shape(maintenance.ParityResult),),
-    "doctor": (Shape(DoctorResult), Shape(FrameResult, when="with `--frames`", many=True)),
+    "doctor": (
+        Shape(DoctorResult),
+        Shape(FrameResult, when="with `--frames`", many=True),
+        Shape(SecretAudit, when="with `--secrets`"),
+    ),
     "visualise": (Shape(VisualiseResult),),
     "hooks install": (Shape(HooksReport),),
     "hooks uninstall": (Shape(HooksReport),),

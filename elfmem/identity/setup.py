@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
+from elfmem.block import secrets
 from elfmem.block.layout import MEMORY_DIR, STATUS_DIRS, month_of
 from elfmem.block.model import Block, refuse_control
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
@@ -103,7 +104,9 @@ def _scaffold(
     self_path = f"{MEMORY_DIR}/self.md"
     if self_text is not None:
         refuse_control("self text", self_text)
-        raw[self_path] = (f"# Constitution of {name}\n\n{self_text.strip()}\n").encode()
+        text = f"# Constitution of {name}\n\n{self_text.strip()}\n"
+        _check_self(text)
+        raw[self_path] = text.encode()
     elif _existing(core, self_path) is None:
         raw[self_path] = DEFAULT_SELF.format(name=name).encode("utf-8")
     for folder in STATUS_DIRS.values():
@@ -114,6 +117,17 @@ def _scaffold(
     if attrs is not None:
         raw[".gitattributes"] = attrs
     return raw
+
+
+def _check_self(text: str) -> None:
+    """``self.md`` is committed and read into every frame: it never needs a credential."""
+    findings = secrets.scan(text, "self.md")
+    if findings:
+        raise secrets.refusal(
+            findings,
+            "Remove the credential from the --self text (say where it lives instead, e.g. "
+            "'keys are in the environment'), then run init again. Nothing was written.",
+        )
 
 
 def init(

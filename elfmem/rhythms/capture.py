@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from elfmem.block import secrets
 from elfmem.block.layout import month_of, parse_bucket_path
 from elfmem.block.model import (
     Block,
@@ -22,7 +23,6 @@ from elfmem.block.model import (
     refuse_control,
 )
 from elfmem.block.render import render_block, validate_block
-from elfmem.block.secrets import find_secret
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
@@ -45,7 +45,8 @@ class Capture:
 
 
 def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
-    """Normalised content, or a clear refusal."""
+    """Normalised content, or a clear refusal; credentials are refused before anything else."""
+    secrets.check([("content", content), ("cue", cue)], allow_secret)
     refuse_control("content", content)
     refuse_control("cue", cue)
     text = normalise_content(content)
@@ -63,23 +64,16 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
         raise InvalidInput("A cue is one line.", "Pass the cue as a single line of text.")
     if "\x00" in text:
         raise InvalidInput("Content contains a NUL byte.", "Remove the NUL byte; memory is text.")
-    finding = None if allow_secret else find_secret(text + "\n" + cue)
-    if finding is not None:
-        raise SecretRefused(
-            f"Refused: the text contains what looks like a {finding.kind} ({finding.excerpt}). Git "
-            "history is permanent and revert does not purge it.",
-            "Remove the credential and store where it lives instead "
-            "(e.g. 'the key is in $OPENAI_API_KEY'). "
-            "If this is a false positive, pass --allow-secret (recorded in the commit).",
-        )
     return text
 
 
-def check_tags(tags: Iterable[str], category: str) -> tuple[str, ...]:
+def check_tags(tags: Iterable[str], category: str, allow_secret: bool = False) -> tuple[str, ...]:
+    """Clean tags, or a refusal; a credential is refused before a message could echo it."""
     for tag in tags:
         refuse_control("tag", tag)
     refuse_control("category", category)
     clean = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+    secrets.check(secrets.capture_fields("", tags=clean, category=category), allow_secret)
     bad = [t for t in clean if not is_valid_tag(t)]
     if bad:
         raise InvalidInput(
@@ -96,7 +90,7 @@ def check_tags(tags: Iterable[str], category: str) -> tuple[str, ...]:
 
 def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
     text = check_text(item.content, item.cue, core.config.memory.max_content_bytes, allow_secret)
-    tags = check_tags(item.tags, item.category)
+    tags = check_tags(item.tags, item.category, allow_secret)
     block = Block(
         id=new_block_id(),
         content=text,
@@ -108,6 +102,18 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
     )
     validate_block(block)
     return block
+
+
+def _preview(content: str) -> str:
+    """A commit subject's preview; content stored with the override has its credential named,
+    not quoted (content without one is returned as it was)."""
+    return preview(secrets.redact(content))
+
+
+def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
+    """The override's trailers: the kinds of credential let through, for the commit to record."""
+    kinds = [k for b in blocks for k in secrets.check(secrets.block_fields(b), allow=True)]
+    return secrets.allow_trailers(kinds)
 
 
 def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
@@ -134,10 +140,10 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
     existing = core.live_duplicate(digest)
     if existing is not None:
         return RememberResult(block_id=existing, status="duplicate")
-    plan_trailers = [("Elfmem-Allow-Secret", "yes")] if allow_secret else []
+    plan_trailers = _allowed([block]) if allow_secret else []
 
     def build(view: MemoryView) -> Plan:
-        plan = _append_plan(view, [block], "remember", f"remember: {preview(block.content)}")
+        plan = _append_plan(view, [block], "remember", f"remember: {_preview(block.content)}")
         plan.trailers += plan_trailers
         return plan
 
@@ -167,7 +173,7 @@ def remember_many(
     not report.
     """
     report = progress or silent
-    blocks = [make_block(core, item, allow_secret) for item in items]
+    blocks = [_numbered(n, core, item, allow_secret) for n, item in enumerate(items, 1)]
     core.sync(overlay=False)
     fresh: list[Block] = []
     duplicates: list[str] = []
@@ -185,9 +191,14 @@ def remember_many(
     if not fresh:
         return BatchResult([], duplicates, None)
     subject = f"remember: {len(fresh)} blocks"
-    result = core.store.write(
-        lambda view: _append_plan(view, fresh, "remember", subject), core.after_write
-    )
+    allowed = _allowed(fresh) if allow_secret else []
+
+    def build(view: MemoryView) -> Plan:
+        plan = _append_plan(view, fresh, "remember", subject)
+        plan.trailers += allowed
+        return plan
+
+    result = core.store.write(build, core.after_write)
     assert result is not None
     core.record(
         {
@@ -197,6 +208,14 @@ def remember_many(
         "elfmem: birth",
     )
     return BatchResult([b.id for b in fresh], duplicates, result.commit_id)
+
+
+def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
+    """``make_block``, with a refused credential's place naming its record in the batch."""
+    try:
+        return make_block(core, item, allow_secret)
+    except SecretRefused as exc:
+        raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
 def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
@@ -274,7 +293,7 @@ def edit(
             check_text(new.content, cue, core.config.memory.max_content_bytes, allow_secret)
             new = new.with_changes(cue=cue.strip())
         if tags is not None:
-            new = new.with_changes(tags=check_tags(tags, new.cls))
+            new = new.with_changes(tags=check_tags(tags, new.cls, allow_secret))
         changed_fields[:] = [
             f for f in ("content", "cue", "tags") if getattr(new, f) != getattr(block, f)
         ]
@@ -283,10 +302,11 @@ def edit(
         validate_block(new)
         return Plan(
             op="edit",
-            subject=f"edit: {preview(new.content)}",
+            subject=f"edit: {_preview(new.content)}",
             block_ids=[block_id],
             files={relpath: _replace(view, relpath, new, block_id)},
             body="Changed: " + ", ".join(changed_fields),
+            trailers=_allowed([new]) if allow_secret else [],
         )
 
     result = core.store.write(build, core.after_write)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from elfmem.block import secrets
 from elfmem.errors import BlockNotFound, InvalidInput
 from elfmem.index import queries
 from elfmem.retrieval.confidence import band, check_signal, check_weight
@@ -47,6 +48,7 @@ def outcome(
 ) -> OutcomeResult:
     signal = check_signal(signal)
     weight = check_weight(weight)
+    _check_source(source)
     ids = list(dict.fromkeys(block_ids))
     if not ids:
         raise InvalidInput(
@@ -100,6 +102,20 @@ def outcome(
     if lines:
         core.record(lines, f"elfmem: outcome {signal:.2f} from {source or 'caller'}")
     return OutcomeResult(signal, which, updated, skipped)
+
+
+def _check_source(source: str) -> None:
+    """The source is written into ``refs/notes/elfmem`` and its commit message: no credentials.
+
+    There is no override: a source names where a signal came from, never needs a key.
+    """
+    findings = secrets.scan(source, "outcome source")
+    if findings:
+        raise secrets.refusal(
+            findings,
+            "Name the source without the credential (e.g. 'ci', 'user', a URL without its "
+            "token), then record the outcome again.",
+        )
 
 
 def _band_name(which: str) -> str:

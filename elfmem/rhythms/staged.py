@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
+from elfmem.block.credentials import hits
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
 from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
-from elfmem.block.secrets import find_secret
 from elfmem.errors import BlockFormatError, RepoStateError
 from elfmem.rhythms.results import Result
 
@@ -134,27 +134,24 @@ def _markers(path: str, lines: list[str]) -> list[dict[str, Any]]:
     ]
 
 
-def _secrets(path: str, text: str, lines: list[str]) -> list[dict[str, Any]]:
-    whole = find_secret(text)
-    if whole is None:
-        return []
-    located = [(n, f) for n, line in enumerate(lines, 1) if (f := find_secret(line)) is not None]
+def _secrets(path: str, text: str) -> list[dict[str, Any]]:
+    """Credentials in a staged file, by line and kind; the value is never shown."""
     return [
         _problem(
             path,
-            n,
-            f"looks like a secret ({f.kind}: {f.excerpt})",
-            "Remove the credential (git history is forever); if it is a false positive, "
-            "commit with `git commit --no-verify`.",
+            text.count("\n", 0, hit.start) + 1,
+            f"looks like a secret ({hit.kind}; the value is not shown)",
+            "Remove the credential and `git add` the file again (git history is forever); "
+            "if it is a false positive, commit with `git commit --no-verify`.",
         )
-        for n, f in located or [(1, whole)]
+        for hit in hits(text)
     ]
 
 
 def _check_file(path: str, data: bytes) -> list[dict[str, Any]]:
     text = data.decode("utf-8", "replace")
     lines = text.replace("\r\n", "\n").split("\n")
-    problems = _markers(path, lines) + _secrets(path, text, lines)
+    problems = _markers(path, lines) + _secrets(path, text)
     if problems or path == SELF_PATH:
         return problems
     try:

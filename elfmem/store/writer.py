@@ -29,6 +29,7 @@ from elfmem.block.text import shorten
 from elfmem.errors import ConflictError
 from elfmem.store import repo as repo_mod
 from elfmem.store.objects import ObjectBatch, commit_bytes
+from elfmem.store.secretgate import check_plan
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, remember_parsed
 
@@ -132,6 +133,7 @@ class MemoryWriter:
         plan = build(view)
         if plan is None or not (plan.files or plan.raw):
             return None
+        check_plan(plan, view)
         blobs: dict[str, bytes | None] = {}
         parsed: dict[str, tuple[str, tuple[Block, ...]]] = {}
         changes: dict[tuple[str, ...], pygit2.Oid | None] = {}
