@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
 from elfmem.block.credentials import hits
+from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
 from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
 from elfmem.errors import BlockFormatError, RepoStateError

@@ -60,7 +60,7 @@ def refused(repo: Path, secret: str, *args: str) -> str:
     """Run a command that must be refused; return its stderr, having checked nothing moved."""
     before = everything_git_holds(repo)
     code, out, err = cli_run(repo, *args)
-    assert code == 1, (out, err)
+    assert code == 2, (out, err)  # SecretRefused is invalid input (docs/errors.md)
     assert err.startswith("Error: Refused: ") and "Recovery:" in err
     assert secret not in err + out and secret[:12] not in err + out
     assert everything_git_holds(repo) == before
