@@ -67,3 +67,7 @@ class ConfigError(ElfmemError):
 
 class ModelMismatch(ElfmemError):
     """The index was built with another embedding model; mixing vectors would corrupt ranking."""
+
+
+class RepoLocked(RepoStateError):
+    """A git lock file (``index.lock``, a ref's ``.lock``) is held by another program."""

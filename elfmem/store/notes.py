@@ -20,6 +20,7 @@ import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
 from elfmem.errors import ConflictError, InvalidInput
+from elfmem.store import faults
 from elfmem.store.objects import ObjectBatch
 from elfmem.store.repo import write_lock
 
@@ -270,11 +271,13 @@ class NotesLedger:
         author = author or self._author or committer
         parents = [] if old_tip is None else [old_tip]
         commit = self.repo.create_commit(None, author, committer, message, tree_oid, parents)
+        faults.point("notes.objects")
         reflog = "notes: " + (message.splitlines() or [""])[0]
         if ref is None:
             self._create_ref(commit, reflog)
         else:
             ref.set_target(commit, reflog)  # compare-and-swap against old_tip
+        faults.point("notes.ref")
         return str(commit)
 
     def _create_ref(self, commit: pygit2.Oid, reflog: str) -> None:
