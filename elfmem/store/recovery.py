@@ -63,15 +63,25 @@ class Recovery:
         worktree = self._on_branch(journal)
         paths = list(journal.paths)
         if tip == journal.base and pygit2.Oid(hex=journal.commit) in self.repo:
-            if worktree:
-                self.settle(journal, forward=paths)
-            self._move(journal, ref)
+            if worktree and not self._untouched_since(journal):
+                self.settle(journal, back=paths)  # never acknowledged: the hand edit wins
+            else:
+                if worktree:
+                    self.settle(journal, forward=paths)
+                self._move(journal, ref)
         elif tip == journal.commit:
             if worktree:
                 self.settle(journal, forward=paths)
         elif worktree:
             self._settle_against(journal, tip)
         self.path.unlink(missing_ok=True)
+
+    def _untouched_since(self, journal: Journal) -> bool:
+        """No path was edited by hand after the kill: each holds the before or after blob."""
+        wd = repo_mod.workdir(self.repo)
+        return wd is None or all(
+            disk_oid(wd, path) in (st.before, st.after) for path, st in journal.paths.items()
+        )
 
     def after_lost_race(self, journal: Journal, result: R) -> R | Literal[False]:
         """The branch moved between staging and the compare-and-swap. When the new tip already

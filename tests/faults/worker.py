@@ -70,7 +70,7 @@ def _child(root: Path, op: str, point: str, ids: list[str]) -> None:
     asyncio.run(run())
 
 
-def run_case(base: Path, case: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+def _start(base: Path, case: dict[str, Any], ids: list[str]) -> int:
     where = Path(case["dir"])
     shutil.copytree(base, where / "a", symlinks=True)
     pid = os.fork()
@@ -82,27 +82,57 @@ def run_case(base: Path, case: dict[str, Any], ids: list[str]) -> dict[str, Any]
             (where / "error.txt").write_text(repr(exc))
             code = 1
         os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    shutil.copytree(where / "a", where / "b", symlinks=True)
-    return {**case, "signal": os.WIFSIGNALED(status) and os.WTERMSIG(status), "status": status}
+    return pid
+
+
+def run_cases(base: Path, cases: list[dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+    """Two children at a time (the machine the suite targets has two cores)."""
+    pending, done = list(cases), []
+    running: dict[int, dict[str, Any]] = {}
+    while pending or running:
+        if pending and len(running) < 2:
+            case = pending.pop(0)
+            running[_start(base, case, ids)] = case
+            continue
+        pid, status = os.waitpid(-1, 0)
+        case = running.pop(pid)
+        shutil.copytree(Path(case["dir"]) / "a", Path(case["dir"]) / "b", symlinks=True)
+        killed = os.WIFSIGNALED(status) and os.WTERMSIG(status)
+        done.append({**case, "signal": killed, "status": status})
+    return done
 
 
 def main(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     base = Path(spec["base"])
-    ids = spec["ids"]
-    asyncio.run(_warm(base))
-    results = [run_case(base, case, ids) for case in spec["cases"]]
-    Path(spec["out"]).write_text(json.dumps(results))
+    ids = asyncio.run(prepare(base))
+    results = run_cases(base, spec["cases"], ids)
+    Path(spec["out"]).write_text(json.dumps({"ids": ids, "cases": results}))
 
 
-async def _warm(base: Path) -> None:
-    """Load the model and every module before forking, so children start warm."""
-    scratch = base.parent / "warm"
-    shutil.copytree(base, scratch, symlinks=True)
-    system = await MemorySystem.from_config(scratch)
+async def prepare(base: Path) -> list[str]:
+    """A project with a memory: three blocks promoted by a dream, then two in the inbox. It
+    also loads the model and every module before forking, so children start warm."""
+    git = ["git", "-C", str(base)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    (base / "README.md").write_text("# project\n")
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], check=True)
+    system, _ = await MemorySystem.init(base)
+    facts = [
+        ("The pager rota changes on Mondays", "who is on call"),
+        ("Deploys freeze on Fridays", "when to deploy"),
+        ("The ops wiki lists the rota", "where the rota is"),
+    ]
+    ids = [(await system.remember(text, cue=cue)).block_id for text, cue in facts]
+    await system.dream(no_llm=True)
+    await system.remember("Standups start at ten", cue="standup time")
+    await system.remember("Retros happen every other Thursday", cue="retro cadence")
     await system.recall("warm up")
     await system.close()
+    # Packed, the repository copies in a few files instead of hundreds of loose objects.
+    subprocess.run([*git, "gc", "-q"], check=True)
+    return ids
 
 
 if __name__ == "__main__":
