@@ -58,6 +58,7 @@ class Recovery:
         if journal is None or journal.owner_alive():
             return
         self._clear_own_locks(journal)
+        locks.wait_for(locks.ref_lock_path(self.repo, journal.ref), "the branch")
         ref = self.repo.references.get(journal.ref)
         tip = str(ref.target) if ref is not None else None
         worktree = self._on_branch(journal)
