@@ -117,7 +117,8 @@ def check_elfmem(root: Path, ack: dict[str, str] | None) -> list[str]:
         asyncio.run(system.close())
         if after.block_id not in blocks(root):
             problems.append("next write")
-    except Exception:  # noqa: BLE001 - counted, the soak goes on
+    except Exception as exc:  # noqa: BLE001 - counted and shown, the soak goes on
+        print(f"{root}: next write failed: {exc!r}", file=sys.stderr)
         problems.append("next write")
     if git(root, "status", "--porcelain").stdout:
         problems.append("dirty")
@@ -151,15 +152,17 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--keep", type=Path)
+    parser.add_argument("--ops", default=",".join(OPS), help="comma-separated subset")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    ops = args.ops.split(",")
     work = args.keep or Path(tempfile.mkdtemp(prefix="crash-soak-"))
     base = work / "base"
     base.mkdir(parents=True)
     ids = asyncio.run(prepare(base))
     base_head = git(base, "rev-parse", "HEAD").stdout
     durations = {}
-    for op in OPS:  # calibrate: one uninterrupted run each
+    for op in ops:  # calibrate: one uninterrupted run each
         trial = work / f"calibrate-{op}"
         shutil.copytree(base, trial)
         os.waitpid(run_child(trial, op, ids, trial / "ack.json"), 0)
@@ -167,7 +170,7 @@ def main() -> None:
     rows: dict[str, Counter[str]] = defaultdict(Counter)
     started = time.perf_counter()
     for n in range(args.trials):
-        op = OPS[n % len(OPS)]
+        op = ops[n % len(ops)]
         trial = work / f"t{n:03d}"
         shutil.copytree(base, trial / "a")
         pid = run_child(trial / "a", op, ids, trial / "ack.json")
@@ -196,7 +199,7 @@ def main() -> None:
     columns += ["dirty", "fsck", "reverted"]
     print(f"{'operation':<10} {'op ms':>6} " + " ".join(f"{c:>12}" for c in columns))
     total: Counter[str] = Counter()
-    for op in OPS:
+    for op in ops:
         total.update(rows[op])
         cells = " ".join(f"{rows[op][c]:>12}" for c in columns)
         print(f"{op:<10} {durations[op] * 1000:>6.0f} {cells}")
