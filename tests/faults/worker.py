@@ -44,7 +44,7 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
     elif op == "outcome":
         await system.outcome([ids[0]], 0.9, source="drill")
     elif op == "connect":
-        await system.connect(ids[0], ids[2], "related")
+        await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
     else:
         raise ValueError(op)
 
@@ -128,6 +128,7 @@ async def prepare(base: Path) -> list[str]:
     await system.dream(no_llm=True)
     await system.remember("Standups start at ten", cue="standup time")
     await system.remember("Retros happen every other Thursday", cue="retro cadence")
+    await system.outcome([ids[2]], 0.0, weight=4.0, source="drill")  # refuted: curate archives it
     await system.recall("warm up")
     await system.close()
     # Packed, the repository copies in a few files instead of hundreds of loose objects.
