@@ -84,7 +84,8 @@ def run_child(root: Path, op: str, ids: list[str], ack: Path) -> int:
             notes = git(root, "rev-parse", "-q", "--verify", "refs/notes/elfmem").stdout
             head = git(root, "rev-parse", "HEAD").stdout
             tips = {"head": head.strip(), "notes": notes.strip(), "seconds": seconds}
-            ack.write_text(json.dumps(tips))
+            ack.with_suffix(".tmp").write_text(json.dumps(tips))
+            ack.with_suffix(".tmp").rename(ack)
             await system.close()
 
         try:

@@ -23,6 +23,7 @@ POINTS: dict[str, str] = {
     "write.ref": "the branch moved (the write is committed), journal not yet dropped",
     "write.done": "journal dropped; the search index not yet updated",
     "notes.objects": "ledger note objects stored; refs/notes/elfmem not moved",
+    "notes.ref-lock": "inside the notes ref update: refs/notes/elfmem.lock exists, the ref is old",
     "notes.ref": "refs/notes/elfmem moved",
 }
 

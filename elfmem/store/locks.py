@@ -193,3 +193,41 @@ def foreign_locks(repo: pygit2.Repository, refs: list[str]) -> list[LockFile]:
     """The lock files present now on git's index and on ``refs`` (for ``doctor``)."""
     paths = [index_lock_path(repo), *(ref_lock_path(repo, r) for r in refs)]
     return [lock for lock in map(present, paths) if lock is not None]
+
+
+class RefIntent:
+    """A ref update libgit2 is about to make, recorded so its lock can be proven elfmem's.
+
+    Writers of a ref without a journal (the notes ledger) record the commit they are moving the
+    ref to, per process, before the update and drop it after. A later writer that finds the
+    ref locked deletes the lock only when an intent names it, the intent's process is gone, and
+    the lock holds that commit or is empty and was created during that update.
+    """
+
+    def __init__(self, state: Path, ref: str) -> None:
+        self.state = state
+        self.ref = ref
+        self.path = state / f"intent.{os.getpid()}.{ref.replace('/', '-')}"
+
+    def record(self, commit: str) -> None:
+        start = process_start(os.getpid()) or ""
+        self.path.write_text(f"{os.getpid()} {start} {time.time_ns()} {commit}\n")
+
+    def drop(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def clear_stale(self, lock: Path) -> bool:
+        """Delete ``lock`` if a dead process's intent proves it was that process's."""
+        for intent in self.state.glob(f"intent.*.{self.ref.replace('/', '-')}"):
+            try:
+                pid, start, since, commit = intent.read_text().split()
+            except (OSError, ValueError):
+                continue
+            if int(pid) == os.getpid() or process_alive(int(pid), start or None):
+                continue
+            if is_own_ref_lock(lock, commit, int(since)):
+                lock.unlink(missing_ok=True)
+                intent.unlink(missing_ok=True)
+                return True
+            intent.unlink(missing_ok=True)  # its update finished or failed long ago
+        return False

@@ -32,7 +32,9 @@ BRANCH_OPS = ["remember", "batch", "edit", "forget", "dream", "curate", "undo", 
 BRANCH_POINTS = [p for p in POINTS if p.startswith("write.")] + ["write.file#2"]
 CASES = [(op, point) for op in BRANCH_OPS for point in BRANCH_POINTS] + [
     ("outcome", "notes.objects"),
+    ("outcome", "notes.ref-lock"),
     ("outcome", "notes.ref"),
+    ("remember", "notes.ref-lock"),  # the spool flush at close, after the acknowledgement
     ("remember", "notes.ref"),  # reached after the acknowledgement, by close's spool flush
 ]
 

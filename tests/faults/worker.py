@@ -64,7 +64,8 @@ def _child(root: Path, op: str, point: str, ids: list[str]) -> None:
         system = await MemorySystem.from_config(root)
         await _op(system, op, ids)
         ack = {"head": _tip(root, "HEAD"), "notes": _tip(root, "refs/notes/elfmem")}
-        (root.parent / "ack.json").write_text(json.dumps(ack))
+        (root.parent / "ack.tmp").write_text(json.dumps(ack))
+        (root.parent / "ack.tmp").rename(root.parent / "ack.json")
         await system.close()
 
     asyncio.run(run())
