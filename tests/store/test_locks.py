@@ -164,3 +164,17 @@ def test_doctor_reports_a_held_lock(repo: Path) -> None:
     arun(system.close())
     check = next(c for c in report.checks if c.name == "locks")
     assert not check.ok and str(lock) in check.detail and f"rm {lock}" in check.fix
+
+
+def test_a_foreign_notes_lock_stops_the_ledger_write_and_is_kept(repo: Path) -> None:
+    system = _memory(repo)
+    arun(system.close())  # the spool flush creates refs/notes/elfmem
+    system = arun(MemorySystem.from_config(repo))
+    arun(system.remember("Deploys freeze on Fridays"))  # its event waits in the spool
+    lock = _old_lock(repo / ".git" / "refs" / "notes" / "elfmem.lock")
+    with pytest.raises(RepoLocked) as info:
+        arun(system.flush_ledger())
+    assert "elfmem.lock" in info.value.message and lock.exists()
+    lock.unlink()
+    assert arun(system.flush_ledger()).events >= 1  # the event was kept
+    arun(system.close())
