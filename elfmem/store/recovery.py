@@ -12,6 +12,7 @@ staged change made since is never overwritten.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -136,34 +137,33 @@ class Recovery:
                     disk[path] = (self._bytes(st.before), st.before)
             staged[path] = (self._bytes(st.staged), st.staged)
             allowed[path] = (st.after,) if st.after != st.staged else ()
-        for path, (data, _) in disk.items():
-            if data is None:
-                (wd / path).unlink(missing_ok=True)
-            else:
-                atomic_write(wd / path, data)
-        self._stage(staged, allowed, lock_held)
+        if staged:
+            self._apply(wd, disk, staged, allowed, lock_held)
 
-    def _stage(
+    def _apply(
         self,
+        wd: Path,
+        disk: dict[str, Target],
         staged: dict[str, Target],
         allowed: dict[str, tuple[str | None, ...]],
         lock_held: bool,
     ) -> None:
-        def keep(rel: str, now: str | None) -> bool:
-            return now in allowed[rel] and now != staged[rel][1]
-
-        if not staged:
-            return
-        if lock_held:
-            write_index(self.repo, self.state, staged, keep)
-            return
-        lock = locks.IndexLock(self.repo, self.state)
-        lock.prepare()
+        """Files, then git's index, under git's index lock taken first: both change or
+        neither."""
+        lock = None if lock_held else locks.IndexLock(self.repo, self.state)
         try:
-            lock.take()
-            write_index(self.repo, self.state, staged, keep)
+            if lock is not None:
+                lock.prepare()
+                lock.take()
+            for path, (data, _) in disk.items():
+                if data is None:
+                    (wd / path).unlink(missing_ok=True)
+                else:
+                    atomic_write(wd / path, data)
+            write_index(self.repo, self.state, staged, _keeper(staged, allowed))
         finally:
-            lock.release()
+            if lock is not None:
+                lock.release()
 
     def _bytes(self, oid: str | None) -> bytes | None:
         if oid is None:
@@ -201,3 +201,14 @@ class Recovery:
         wd = repo_mod.workdir(self.repo)
         if wd is not None:
             remove_temporaries(wd, list(journal.paths))
+
+
+def _keeper(
+    staged: dict[str, Target], allowed: dict[str, tuple[str | None, ...]]
+) -> Callable[[str, str | None], bool]:
+    """Change an index entry only from one of the journal's states, and only if it differs."""
+
+    def keep(rel: str, now: str | None) -> bool:
+        return now in allowed[rel] and now != staged[rel][1]
+
+    return keep
