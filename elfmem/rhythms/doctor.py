@@ -93,6 +93,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
             else "no notes yet",
             "Remember something: the ledger starts with the first write.",
         ),
+        _guard("locks", lambda: _locks(core)),
         _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
         _guard("inbox", lambda: _inbox(core)),
@@ -126,6 +127,21 @@ def _hooks(core: Core) -> Check:
             " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
         )
     return Check("hooks", True, detail)
+
+
+def _locks(core: Core) -> Check:
+    """Git lock files that would stop the next write: elfmem deletes only its own (a killed
+    write's, proven by its journal); any other is for a person to judge."""
+    held = core.store.locks()
+    if not held:
+        return Check("locks", True, "no git lock files held")
+    return Check(
+        "locks",
+        False,
+        "; ".join(lock.describe() for lock in held),
+        "Wait for the git command holding it to finish; if none is running, a crash left it: "
+        + " ".join(f"rm {lock.path}" for lock in held),
+    )
 
 
 def _objects(core: Core) -> Check:

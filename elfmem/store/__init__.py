@@ -10,6 +10,7 @@ import pygit2
 from elfmem.errors import RepoStateError, UndoError
 from elfmem.store import log
 from elfmem.store import repo as repo_mod
+from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
 from elfmem.store.notes import NotesLedger, anchor_for_block
 from elfmem.store.objects import (
@@ -110,6 +111,15 @@ class Store:
 
     def commit_time(self, rev: str) -> int:
         return self.resolve(rev).commit_time
+
+    def locks(self) -> list[LockFile]:
+        """Git lock files present on the index, the branch and the notes ref (for doctor)."""
+        refs = [self.ledger.ref]
+        try:
+            refs.append(self.branch)
+        except RepoStateError:
+            pass
+        return foreign_locks(self.repo, refs)
 
     def loose_objects(self) -> tuple[int, int]:
         """(estimated loose objects, the ``gc.auto`` limit past which git packs them; 0: off)."""

@@ -20,8 +20,10 @@ import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
 from elfmem.errors import ConflictError, InvalidInput
+from elfmem.store import faults
+from elfmem.store.locks import RefIntent, present, ref_lock_path, wait_for
 from elfmem.store.objects import ObjectBatch
-from elfmem.store.repo import write_lock
+from elfmem.store.repo import state_dir, write_lock
 
 NOTES_REF = "refs/notes/elfmem"
 CLOCK_ANCHOR_TEXT = "elfmem-clock\n"
@@ -235,6 +237,8 @@ class NotesLedger:
                 return self._attempt(lines_by_anchor, message, author, committer)
             except (pygit2.GitError, OSError) as exc:  # tip moved or ref locked: re-read, retry
                 last = exc
+                if self._stale_lock():
+                    continue
                 time.sleep(min(0.1, 0.001 * 2 ** min(attempt, 7)) * random.uniform(0.5, 1.5))
         raise ConflictError(
             f"{self.ref} kept moving; {MAX_ATTEMPTS} attempts to append failed ({last})",
@@ -270,12 +274,32 @@ class NotesLedger:
         author = author or self._author or committer
         parents = [] if old_tip is None else [old_tip]
         commit = self.repo.create_commit(None, author, committer, message, tree_oid, parents)
+        faults.point("notes.objects")
         reflog = "notes: " + (message.splitlines() or [""])[0]
-        if ref is None:
-            self._create_ref(commit, reflog)
-        else:
-            ref.set_target(commit, reflog)  # compare-and-swap against old_tip
+        intent = RefIntent(state_dir(self.repo), self.ref)
+        intent.record(str(commit))
+        try:
+            if ref is None:
+                self._create_ref(commit, reflog)
+            else:
+                lock = ref_lock_path(self.repo, self.ref)
+                faults.point("notes.ref-lock", leave=lambda: lock.touch(exist_ok=False))
+                ref.set_target(commit, reflog)  # compare-and-swap against old_tip
+        finally:
+            intent.drop()
+        faults.point("notes.ref")
         return str(commit)
+
+    def _stale_lock(self) -> bool:
+        """True when the ref's lock was a killed elfmem writer's and is now gone; raises at once
+        when another program's lock has been held for more than a moment."""
+        lock = ref_lock_path(self.repo, self.ref)
+        if present(lock) is None:
+            return False
+        if RefIntent(state_dir(self.repo), self.ref).clear_stale(lock):
+            return True
+        wait_for(lock, self.ref)
+        return False
 
     def _create_ref(self, commit: pygit2.Oid, reflog: str) -> None:
         """Create the ref only if it is still absent.

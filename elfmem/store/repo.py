@@ -152,3 +152,23 @@ def write_lock(repo: pygit2.Repository, name: str = "write") -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+@contextmanager
+def try_write_lock(repo: pygit2.Repository, name: str = "write") -> Iterator[bool]:
+    """``write_lock`` if nobody holds it now (yields True), else yields False at once: a read
+    must not wait for a live writer, which finishes its own work."""
+    path = state_dir(repo) / f"{name}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -1,37 +1,37 @@
 """Every memory write is one commit on the branch, made without touching anything else.
 
-The order is what makes a crash harmless: journal the paths, commit (the ref moving is the
-acknowledgement), then bring the working tree and git's index up to date for exactly those paths,
-then drop the journal. A process killed anywhere leaves a journal the next write uses to finish.
+The order is what makes a crash harmless (docs/crash.md): store the objects, journal the write,
+take git's index lock, write the files, stage them in git's index, release the lock, and only
+then move the branch (the acknowledgement), then drop the journal. Until the branch moves, git's
+index stages the new memory, so a person's ``git commit`` in between commits it rather than
+reverting it; once the branch moves there is nothing left to do. A process killed anywhere
+leaves a journal that the next process to open the repository finishes (``recovery.py``).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import pygit2
-from pygit2.enums import FileMode, ObjectType
-from pygit2.errors import check_error
-from pygit2.ffi import C as _C
-from pygit2.ffi import ffi as _ffi
+from pygit2.enums import ObjectType
 
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.block.text import shorten
 from elfmem.errors import ConflictError
+from elfmem.store import faults, locks
 from elfmem.store import repo as repo_mod
+from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
+from elfmem.store.recovery import Recovery
 from elfmem.store.secretgate import check_plan
-from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, remember_parsed
+from elfmem.store.worktree import Target, disk_oid, staged_oids, write_files, write_index
 
 _MAX_ATTEMPTS = 40
 
@@ -91,13 +91,34 @@ def _message(plan: Plan, agent: str, carried: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """One attempt's commit, stored but not yet on the branch."""
+
+    ref: str
+    tip: pygit2.Commit | None
+    commit: pygit2.Oid
+    signature: tuple[pygit2.Signature, pygit2.Signature]
+    message: str
+    tree: pygit2.Oid
+    targets: dict[str, Target]
+    result: WriteResult
+
+
 class MemoryWriter:
     """Turns plans into commits on the checked-out branch, serialised and compare-and-swapped."""
 
     def __init__(self, repo: pygit2.Repository, agent: str) -> None:
         self.repo = repo
         self.agent = agent
-        self.journal = repo_mod.state_dir(repo) / "journal.json"
+        self.state = repo_mod.state_dir(repo)
+        self.journal = self.state / "journal.json"
+        self.recovery = Recovery(repo, self.state, self.journal)
+        self.recovery.on_open()
+
+    def recover(self) -> None:
+        """Finish (or, if it never reached the branch, take back) a killed process's write."""
+        self.recovery.run()
 
     def write(
         self,
@@ -110,11 +131,12 @@ class MemoryWriter:
         state (the index) is updated in commit order.
         """
         with repo_mod.write_lock(self.repo):
-            self.recover()
+            self.recovery.run()
             repo_mod.ensure_writable(self.repo)
             for attempt in range(_MAX_ATTEMPTS):
                 result = self._attempt(build)
                 if result is not False:
+                    faults.point("write.done")
                     if isinstance(result, WriteResult) and after is not None:
                         after(result, result.parent_tree_oid)
                     return result
@@ -134,6 +156,23 @@ class MemoryWriter:
         if plan is None or not (plan.files or plan.raw):
             return None
         check_plan(plan, view)
+        prepared = self._prepare(ref, tip, view, plan)
+        if prepared is None:
+            return None
+        journal, lock = self._journal(prepared, view)
+        faults.point("write.journal")
+        self._update_worktree(prepared, journal, lock)
+        commit_id = self._move_branch(prepared)
+        if commit_id is None:
+            return self.recovery.after_lost_race(journal, prepared.result)
+        faults.point("write.ref")
+        self.journal.unlink(missing_ok=True)
+        return replace(prepared.result, commit_id=commit_id)
+
+    def _prepare(
+        self, ref: str, tip: pygit2.Commit | None, view: MemoryView, plan: Plan
+    ) -> _Prepared | None:
+        """Store every object of the commit; nothing anybody reads has changed yet."""
         blobs: dict[str, bytes | None] = {}
         parsed: dict[str, tuple[str, tuple[Block, ...]]] = {}
         changes: dict[tuple[str, ...], pygit2.Oid | None] = {}
@@ -153,37 +192,29 @@ class MemoryWriter:
         tree_oid = batch.edit(base_tree, changes) or batch.tree([])
         if base_tree is not None and tree_oid == base_tree.id:
             return None
+        wd = repo_mod.workdir(self.repo)
+        for rel in view.carried & set(plan.files):  # hand edits: kept so a rollback can restore
+            if wd is not None and (wd / MEMORY_DIR / rel).is_file():
+                batch.blob((wd / MEMORY_DIR / rel).read_bytes())
         author, committer = repo_mod.identities(self.repo, self.agent)
         now = int(time.time())
-        author_sig = pygit2.Signature(author.name, author.email, now, 0)
-        committer_sig = pygit2.Signature(committer.name, committer.email, now, 0)
+        sigs = (
+            pygit2.Signature(author.name, author.email, now, 0),
+            pygit2.Signature(committer.name, committer.email, now, 0),
+        )
         carried = sorted(view.carried & set(plan.files))
         message = _message(plan, self.agent, carried)
         parents = [tip.id] if tip is not None else []
         # Stored with the rest, the commit is found among the loose objects when create_commit
         # writes it, so libgit2 does not rescan the pack folder looking for it.
-        batch.add(
-            ObjectType.COMMIT, commit_bytes(tree_oid, parents, author_sig, committer_sig, message)
-        )
+        commit = batch.add(ObjectType.COMMIT, commit_bytes(tree_oid, parents, *sigs, message))
         batch.store()
+        faults.point("write.planned")
         disk = {f"{MEMORY_DIR}/{p}": d for p, d in blobs.items()} | plan.raw
-        seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
-        made = {
-            "/".join(path): str(oid) if oid is not None else None for path, oid in changes.items()
-        }
-        self._journal(tip, disk, seen, made)
-        try:
-            commit_id = self.repo.create_commit(
-                ref, author_sig, committer_sig, message, tree_oid, parents
-            )
-        except (pygit2.GitError, OSError):
-            self.journal.unlink(missing_ok=True)
-            return False
-        if self._sync_worktree(disk, made):
-            self.journal.unlink(missing_ok=True)
-        mem_tree = repo_mod.memory_tree(self.repo.get(commit_id))  # type: ignore[arg-type]
-        return WriteResult(
-            str(commit_id),
+        made = {"/".join(path): str(o) if o is not None else None for path, o in changes.items()}
+        mem_tree = repo_mod.memory_tree(self.repo.get(tree_oid))  # type: ignore[arg-type]
+        result = WriteResult(
+            str(commit),
             str(mem_tree.id) if mem_tree is not None else "",
             tuple(plan.files),
             tuple(carried),
@@ -191,148 +222,72 @@ class MemoryWriter:
             str(view.tree.id) if view.tree is not None else None,
             parsed,
         )
+        targets = {path: (data, made[path]) for path, data in disk.items()}
+        return _Prepared(ref, tip, commit, sigs, message, tree_oid, targets, result)
 
     def _journal(
-        self,
-        tip: pygit2.Commit | None,
-        disk: dict[str, bytes | None],
-        seen: Mapping[str, str | None],
-        made: Mapping[str, str | None],
-    ) -> None:
-        """Name the paths about to change, with what the disk holds now and what it will hold.
-
-        ``seen``: disk oids the view found while planning, so those files are not read again;
-        ``made``: the blob oid each path gets in the commit, so none is hashed again.
-        """
-        entries = {
-            path: {
-                "before": seen[path] if path in seen else self._disk_oid(path),
-                "after": made[path] if path in made else _blob_oid(data),
-            }
-            for path, data in disk.items()
+        self, prepared: _Prepared, view: MemoryView
+    ) -> tuple[Journal, locks.IndexLock | None]:
+        """Name the paths about to change: what disk and git's index hold now, and after."""
+        wd = repo_mod.workdir(self.repo)
+        paths = list(prepared.targets)
+        seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
+        staged = staged_oids(self.repo, paths) if wd is not None else {}
+        states = {
+            path: PathState(
+                seen[path] if path in seen else (disk_oid(wd, path) if wd else None),
+                staged.get(path),
+                oid,
+            )
+            for path, (_, oid) in prepared.targets.items()
         }
-        payload = {"base": str(tip.id) if tip is not None else None, "paths": entries}
-        self.journal.write_text(json.dumps(payload), encoding="utf-8")
+        lock = locks.IndexLock(self.repo, self.state) if wd is not None else None
+        tip = prepared.tip
+        journal = Journal(
+            prepared.ref,
+            str(tip.id) if tip is not None else None,
+            str(prepared.commit),
+            states,
+            lock.prepare() if lock is not None else None,
+        )
+        journal.write(self.journal)
+        return journal, lock
 
-    def recover(self) -> None:
-        """Finish a write a killed process acknowledged but did not bring to the working tree."""
+    def _update_worktree(
+        self, prepared: _Prepared, journal: Journal, lock: locks.IndexLock | None
+    ) -> None:
+        """Files, then git's index, under git's index lock; on any failure both are put back."""
+        wd = repo_mod.workdir(self.repo)
         try:
-            payload = json.loads(self.journal.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            locks.wait_for(locks.ref_lock_path(self.repo, prepared.ref), "the branch")
+            if lock is None or wd is None:
+                return
+            lock.take()
+            faults.point("write.index-locked")
+            write_files(wd, prepared.targets)
+            write_index(self.repo, self.state, prepared.targets)
+            faults.point("write.index")
+        except BaseException:
+            if lock is not None and lock.held:
+                self.recovery.settle(journal, back=list(journal.paths), lock_held=True)
             self.journal.unlink(missing_ok=True)
-            return
-        self._remove_temporaries(payload.get("paths", {}))
-        tip = repo_mod.head_commit(self.repo)
-        tree = tip.tree if tip is not None else None
-        redo: dict[str, bytes | None] = {}
-        made: dict[str, str | None] = {}
-        if tip is not None and str(tip.id) != payload.get("base"):
-            for path, oids in payload.get("paths", {}).items():
-                blob = blob_at(self.repo, tree, path)
-                if (str(blob.id) if blob is not None else None) != oids.get("after"):
-                    continue
-                if self._disk_oid(path) in (oids.get("before"), oids.get("after")):
-                    redo[path] = blob.data if blob is not None else None
-                    made[path] = oids.get("after")
-        if self._sync_worktree(redo, made):
-            self.journal.unlink(missing_ok=True)
+            raise
+        finally:
+            if lock is not None:
+                lock.release()
+        faults.point("write.index-unlocked")
 
-    def _remove_temporaries(self, paths: Iterable[str]) -> None:
-        """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them."""
-        wd = repo_mod.workdir(self.repo)
-        if wd is None:
-            return
-        for path in paths:
-            target = wd / path
-            for tmp in target.parent.glob(f".{target.name}.*.tmp"):
-                tmp.unlink(missing_ok=True)
-
-    def _disk_oid(self, path: str) -> str | None:
-        wd = repo_mod.workdir(self.repo)
-        if wd is None:
-            return None
+    def _move_branch(self, prepared: _Prepared) -> str | None:
+        """The compare-and-swap that commits the write; None when the branch moved meanwhile
+        (or another program holds its lock: the next attempt says which)."""
+        lock_path = locks.ref_lock_path(self.repo, prepared.ref)
+        faults.point("write.ref-lock", leave=lambda: lock_path.touch(exist_ok=False))
+        tip = prepared.tip
+        parents = [tip.id] if tip is not None else []
         try:
-            return str(pygit2.hash((wd / path).read_bytes()))
-        except FileNotFoundError:
-            return None
-
-    def _sync_worktree(
-        self, blobs: dict[str, bytes | None], oids: Mapping[str, str | None]
-    ) -> bool:
-        """Write exactly these repository paths to disk and git's index; touch nothing else.
-
-        ``oids``: the blob oid of each path's new bytes, so git's index need not hash them.
-
-        False when git's index stayed locked: the journal is kept and the next write finishes.
-        """
-        wd = repo_mod.workdir(self.repo)
-        if wd is None or not blobs:
-            return True
-        index = self.repo.index
-        index.read(False)
-        for rel, data in blobs.items():
-            path = wd / rel
-            if data is None:
-                path.unlink(missing_ok=True)
-                if rel in index:
-                    index.remove(rel)
-                continue
-            _atomic_write(path, data)
-            _stage(index, rel, path, oids.get(rel))
-        return _write_index(index)
-
-
-def _blob_oid(data: bytes | None) -> str | None:
-    return str(pygit2.hash(data)) if data is not None else None
-
-
-def _stage(index: pygit2.Index, rel: str, path: Path, oid: str | None) -> None:
-    """Put ``rel`` in git's index as the file just written, stat data included.
-
-    ``Index.add(path)`` reads the file back, loads the attribute filters for it and stores its
-    blob again; py-spy put that at 4% of a remember at 100k blocks. The blob is already stored
-    and its oid known; without it the file is added by path. pygit2's ``IndexEntry`` has no stat
-    fields, so the entry is built with its cffi binding (``pygit2.ffi``), which pygit2 itself
-    uses the same way; ``tests/api/test_writer_worktree.py`` runs ``git diff-files`` on it.
-    """
-    if oid is None:
-        index.add(rel)
-        return
-    st = os.stat(path)
-    entry = _ffi.new("git_index_entry *")
-    try:  # the entry's seconds are 32-bit signed: a clock past 2038 falls back to the path
-        entry.ctime.seconds, entry.ctime.nanoseconds = divmod(st.st_ctime_ns, 1_000_000_000)
-        entry.mtime.seconds, entry.mtime.nanoseconds = divmod(st.st_mtime_ns, 1_000_000_000)
-    except OverflowError:
-        index.add(rel)
-        return
-    entry.dev = st.st_dev & 0xFFFFFFFF
-    entry.ino = st.st_ino & 0xFFFFFFFF
-    entry.mode = int(FileMode.BLOB)  # as committed; the file was just created 0666 & ~umask
-    entry.uid = st.st_uid & 0xFFFFFFFF
-    entry.gid = st.st_gid & 0xFFFFFFFF
-    entry.file_size = st.st_size & 0xFFFFFFFF
-    _ffi.buffer(_ffi.addressof(entry, "id"))[:] = bytes.fromhex(oid)
-    encoded = _ffi.new("char[]", rel.encode("utf-8", "surrogateescape"))
-    entry.path = encoded
-    check_error(_C.git_index_add(index._index, entry), io=True)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def _write_index(index: pygit2.Index) -> bool:
-    """Git's own commands may hold index.lock for a moment; wait a little rather than fail."""
-    for attempt in range(40):
-        try:
-            index.write()
-            return True
+            commit = self.repo.create_commit(
+                prepared.ref, *prepared.signature, prepared.message, prepared.tree, parents
+            )
         except (pygit2.GitError, OSError):
-            time.sleep(0.005 * (attempt + 1))
-    return False
+            return None
+        return str(commit)

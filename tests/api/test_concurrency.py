@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from elfmem.api import MemorySystem
+from elfmem.store.journal import Journal, PathState
 from tests.conftest import arun, git
 
 WORKER = """
 import asyncio, sys
 from elfmem.api import MemorySystem
+from elfmem.store.journal import Journal, PathState
 
 async def main(root, tag, n):
     system = await MemorySystem.from_config(root)
@@ -88,6 +89,12 @@ def test_sigkill_mid_batch_keeps_every_acknowledged_write(repo: Path) -> None:
     assert git(repo, "fsck", "--strict", "--no-dangling") == ""
 
 
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
     first = arun(system.remember("The pager rota changes on Mondays"))
@@ -95,8 +102,12 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(repo: Path
     rel = bucket.relative_to(repo).as_posix()
     # What SIGKILL between writing the temporary file and renaming it leaves behind.
     (bucket.parent / f".{bucket.name}.424242.tmp").write_text("half a file")
-    journal = {"base": git(repo, "rev-parse", "HEAD").strip(), "paths": {rel: {}}}
-    (repo / ".git" / "elfmem" / "journal.json").write_text(json.dumps(journal))
+    head = git(repo, "rev-parse", "HEAD").strip()
+    oid = git(repo, "rev-parse", f"HEAD:{rel}").strip()
+    state = PathState(oid, oid, oid)
+    Journal("refs/heads/main", head, head, {rel: state}, pid=_dead_pid()).write(
+        repo / ".git" / "elfmem" / "journal.json"
+    )
     arun(system.remember("The pager rota is kept in the ops wiki"))
     arun(system.close())
     assert git(repo, "status", "--porcelain") == ""

@@ -2,46 +2,35 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-import pygit2
 
 from elfmem.api import MemorySystem
 from tests.conftest import arun, git
+from tests.faults.kill import elfmem, killed
 
 
 def _journal(repo: Path) -> Path:
     return repo / ".git" / "elfmem" / "journal.json"
 
 
-def _crash_before_the_working_tree(repo: Path, system: MemorySystem, content: str) -> Path:
-    """Remember ``content``, then put back the state a process killed right after moving the
-    branch leaves: the bucket on disk as it was before, and the journal naming the change."""
-    before = git(repo, "rev-parse", "HEAD").strip()
-    result = arun(system.remember(content))
-    bucket = repo / ".elfmem" / "memory" / str(result.path)
-    rel = bucket.relative_to(repo).as_posix()
-    old = git(repo, "show", f"{before}:{rel}")
-    bucket.write_text(old)
-    git(repo, "update-index", "--cacheinfo", f"100644,{pygit2.hash(old.encode())},{rel}")
-    entry = {
-        "before": str(pygit2.hash(old.encode())),
-        "after": git(repo, "rev-parse", f"HEAD:{rel}").strip(),
-    }
-    _journal(repo).write_text(json.dumps({"base": before, "paths": {rel: entry}}))
-    return bucket
+def _bucket(repo: Path) -> Path:
+    return next((repo / ".elfmem" / "memory").glob("log/**/*.md"))
 
 
-def test_a_commit_the_working_tree_missed_is_written_out_by_the_next_write(repo: Path) -> None:
+def test_a_write_killed_after_staging_is_finished_by_the_next_read(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
     arun(system.remember("The pager rota changes on Mondays"))
-    bucket = _crash_before_the_working_tree(repo, system, "Deploys freeze on Fridays")
-    assert "Deploys freeze on Fridays" not in bucket.read_text()
-    arun(system.remember("The ops wiki lists the rota"))
     arun(system.close())
-    text = bucket.read_text()
-    assert "Deploys freeze on Fridays" in text and "The ops wiki lists the rota" in text
+    before = git(repo, "rev-parse", "HEAD")
+    assert killed(elfmem(repo, "remember", "Deploys freeze on Fridays", fault="write.index"))
+    assert git(repo, "rev-parse", "HEAD") == before  # the branch never moved
+    system = arun(MemorySystem.from_config(repo))  # a read: ls
+    contents = {b.content for b in arun(system.ls(status="all")).blocks}
+    arun(system.close())
+    assert "Deploys freeze on Fridays" in contents
+    assert "Deploys freeze on Fridays" in git(
+        repo, "show", f"HEAD:{_bucket(repo).relative_to(repo)}"
+    )
     assert git(repo, "status", "--porcelain") == ""
     assert not _journal(repo).exists()
 
@@ -49,13 +38,35 @@ def test_a_commit_the_working_tree_missed_is_written_out_by_the_next_write(repo:
 def test_a_hand_edit_made_after_the_crash_is_not_overwritten(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
     arun(system.remember("The pager rota changes on Mondays"))
-    bucket = _crash_before_the_working_tree(repo, system, "Deploys freeze on Fridays")
+    arun(system.close())
+    before = git(repo, "rev-parse", "HEAD")
+    assert killed(elfmem(repo, "remember", "Deploys freeze on Fridays", fault="write.journal"))
+    bucket = _bucket(repo)
     edited = bucket.read_text() + "\nA note typed by hand after the crash.\n"
     bucket.write_text(edited)
+    system = arun(MemorySystem.from_config(repo))
     arun(system.remember("Standups start at ten", category="procedure"))  # another file
     arun(system.close())
     assert bucket.read_text() == edited
     assert not _journal(repo).exists()
+    # The interrupted write was never acknowledged; with a hand edit on top it is dropped.
+    assert "Deploys freeze" not in git(repo, "log", "--format=%s", f"{before.strip()}..HEAD")
+
+
+def test_a_hand_edit_made_after_a_committed_write_is_kept_on_top_of_it(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember("The pager rota changes on Mondays"))
+    arun(system.close())
+    assert killed(elfmem(repo, "remember", "Deploys freeze on Fridays", fault="write.ref"))
+    bucket = _bucket(repo)
+    edited = bucket.read_text().replace("Mondays", "Tuesdays")
+    bucket.write_text(edited)
+    system = arun(MemorySystem.from_config(repo))
+    arun(system.ls())
+    arun(system.close())
+    assert bucket.read_text() == edited
+    assert "Deploys freeze on Fridays" in git(repo, "show", f"HEAD:{bucket.relative_to(repo)}")
+    assert git(repo, "status", "--porcelain").strip() == f"M {bucket.relative_to(repo)}"
 
 
 def test_git_sees_the_written_files_as_clean_without_refreshing_its_index(repo: Path) -> None:

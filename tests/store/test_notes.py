@@ -14,7 +14,7 @@ import pytest
 from pygit2.enums import ConfigLevel, FileMode
 
 import elfmem
-from elfmem.errors import ConflictError, InvalidInput
+from elfmem.errors import InvalidInput, LockedError
 from elfmem.store import notes
 from elfmem.store.notes import (
     CLOCK_ANCHOR_TEXT,
@@ -256,19 +256,21 @@ def test_two_processes_appending_at_once_lose_nothing(repo: pygit2.Repository) -
     assert git(workdir(repo), "rev-list", "--count", "refs/notes/elfmem").strip() == "50"
 
 
-def test_a_stuck_lock_ends_in_conflict_error(
+def test_a_stuck_lock_that_is_not_elfmems_stops_the_append_at_once(
     repo: pygit2.Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """No intent of a dead elfmem writer names it: the lock is kept and the error names it."""
     ledger = NotesLedger(repo, author=SIG, committer=SIG)
     anchor = anchor_for_block(BLOCK)
     ledger.append({anchor: ["one"]}, "one")
-    Path(repo.path, "refs/notes/elfmem.lock").write_text("held")
+    lock = Path(repo.path, "refs/notes/elfmem.lock")
+    lock.write_text("held")
     monkeypatch.setattr(notes, "MAX_ATTEMPTS", 3)
     monkeypatch.setattr(time, "sleep", lambda _seconds: None)
-    with pytest.raises(ConflictError) as err:
+    with pytest.raises(LockedError) as err:
         ledger.append({anchor: ["two"]}, "two")
-    assert "lock" in err.value.recovery
-    assert ledger.read(anchor) == "one\n"
+    assert str(lock) in err.value.message and f"rm {lock}" in err.value.recovery
+    assert lock.exists() and ledger.read(anchor) == "one\n"
 
 
 @pytest.fixture

@@ -1,0 +1,141 @@
+"""Runs write operations in forked children that kill themselves at a named fault point.
+
+Started once per test run as ``python -m tests.faults.worker <spec.json>``: it imports elfmem
+and loads the model once, then forks one child per case, so a case costs a fork, not an
+interpreter start. Each case runs on its own copy of a prepared repository; after the child is
+gone the killed state is copied once more, for the check that a person commits on top of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from elfmem.api import MemorySystem
+from elfmem.store import faults
+
+
+async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
+    if op == "remember":
+        await system.remember("The fault drill adds this fact", cue="fault drill")
+    elif op == "batch":
+        await system.remember_many(
+            [
+                {"content": "Batch fact about the pager", "cue": "pager"},
+                {"content": "Batch procedure for deploys", "category": "procedure"},
+            ]
+        )
+    elif op == "edit":
+        await system.edit(ids[0], content="The pager rota changes on Tuesdays now")
+    elif op == "forget":
+        await system.forget(ids[1])
+    elif op == "dream":
+        await system.dream(no_llm=True)
+    elif op == "curate":
+        await system.curate()
+    elif op == "undo":
+        await system.undo()
+    elif op == "outcome":
+        await system.outcome([ids[0]], 0.9, source="drill")
+    elif op == "connect":
+        await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
+    else:
+        raise ValueError(op)
+
+
+def _tip(root: Path, ref: str) -> str:
+    proc = subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", ref], cwd=root, capture_output=True, text=True
+    )
+    return proc.stdout.strip()
+
+
+def _child(root: Path, op: str, point: str, ids: list[str]) -> None:
+    os.environ["ELFMEM_FAULT"] = point
+    faults._armed.cache_clear()
+
+    async def run() -> None:
+        system = await MemorySystem.from_config(root)
+        await _op(system, op, ids)
+        ack = {"head": _tip(root, "HEAD"), "notes": _tip(root, "refs/notes/elfmem")}
+        (root.parent / "ack.tmp").write_text(json.dumps(ack))
+        (root.parent / "ack.tmp").rename(root.parent / "ack.json")
+        await system.close()
+
+    asyncio.run(run())
+
+
+def _start(base: Path, case: dict[str, Any], ids: list[str]) -> int:
+    where = Path(case["dir"])
+    shutil.copytree(base, where / "a", symlinks=True)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            _child(where / "a", case["op"], case["point"], ids)
+        except BaseException as exc:  # reported to the test, which fails on it
+            (where / "error.txt").write_text(repr(exc))
+            code = 1
+        os._exit(code)
+    return pid
+
+
+def run_cases(base: Path, cases: list[dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+    """Two children at a time (the machine the suite targets has two cores)."""
+    pending, done = list(cases), []
+    running: dict[int, dict[str, Any]] = {}
+    while pending or running:
+        if pending and len(running) < 2:
+            case = pending.pop(0)
+            running[_start(base, case, ids)] = case
+            continue
+        pid, status = os.waitpid(-1, 0)
+        case = running.pop(pid)
+        shutil.copytree(Path(case["dir"]) / "a", Path(case["dir"]) / "b", symlinks=True)
+        killed = os.WIFSIGNALED(status) and os.WTERMSIG(status)
+        done.append({**case, "signal": killed, "status": status})
+    return done
+
+
+def main(spec_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text())
+    base = Path(spec["base"])
+    ids = asyncio.run(prepare(base))
+    results = run_cases(base, spec["cases"], ids)
+    Path(spec["out"]).write_text(json.dumps({"ids": ids, "cases": results}))
+
+
+async def prepare(base: Path) -> list[str]:
+    """A project with a memory: three blocks promoted by a dream, then two in the inbox. It
+    also loads the model and every module before forking, so children start warm."""
+    git = ["git", "-C", str(base)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    (base / "README.md").write_text("# project\n")
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], check=True)
+    system, _ = await MemorySystem.init(base)
+    facts = [
+        ("The pager rota changes on Mondays", "who is on call"),
+        ("Deploys freeze on Fridays", "when to deploy"),
+        ("The ops wiki lists the rota", "where the rota is"),
+    ]
+    ids = [(await system.remember(text, cue=cue)).block_id for text, cue in facts]
+    await system.dream(no_llm=True)
+    await system.remember("Standups start at ten", cue="standup time")
+    await system.remember("Retros happen every other Thursday", cue="retro cadence")
+    await system.outcome([ids[2]], 0.0, weight=4.0, source="drill")  # refuted: curate archives it
+    await system.recall("warm up")
+    await system.close()
+    # Packed, the repository copies in a few files instead of hundreds of loose objects.
+    subprocess.run([*git, "gc", "-q"], check=True)
+    return ids
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
