@@ -10,6 +10,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import settings
+
+# Property tests are reproducible and never flaky on a loaded machine: a fixed seed, no deadline.
+settings.register_profile("elfmem", derandomize=True, deadline=None)
+settings.load_profile("elfmem")
 
 T = TypeVar("T")
 
