@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from elfmem.api import MemorySystem
 from elfmem.retrieval.result import FrameResult
 from tests.conftest import arun
@@ -177,4 +179,21 @@ def test_recall_lists_blocks_in_ranked_order_with_the_score_they_were_ranked_by(
     many = arun(system.recall("what changes weekly or nightly", top_k=5, reinforce=False))
     relevant = [b.score for b in many.blocks if b.tier == "relevant"]
     assert relevant == sorted(relevant, reverse=True)
+    arun(system.close())
+
+
+def test_a_graph_neighbour_qualifies_through_its_edge_never_through_its_own_popularity(
+    repo: Path,
+) -> None:
+    system, ids = _ops_memory(repo)
+    rate, backups = ids[RATE_OLD], ids["Postgres backups run nightly at 02:00 UTC"]
+    grafana = ids["Grafana dashboards live in the ops folder"]
+    arun(system.connect(rate, backups, "requires"))  # declared: backups bear through the edge
+    for _ in range(3):
+        arun(system.outcome([grafana], 1.0))  # popular, but not linked and not relevant
+    result = arun(system.recall("what is the API rate limit", top_k=5, reinforce=False))
+    by_id = {b.id: b for b in result.blocks}
+    assert _ids(result)[0] == rate and grafana not in by_id
+    assert by_id[backups].via == "expansion"
+    assert by_id[backups].similarity == pytest.approx(0.5 * by_id[rate].similarity)
     arun(system.close())
