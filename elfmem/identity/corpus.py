@@ -12,16 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from elfmem.block.layout import month_of
-from elfmem.block.model import Block
 from elfmem.block.text import preview
 from elfmem.index import queries
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
-from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.curate import archive_blocks
 from elfmem.rhythms.results import Result
-from elfmem.store import FileEdit, MemoryView, Plan
 
 OLD_HOURS = 200.0
 """Active (session) hours since last use past which a never-reinforced block is old."""
@@ -94,35 +91,7 @@ def review_corpus(core: Core, apply: bool = False) -> CorpusReview:
         for b, (a, why) in found.items()
     ]
     archive = {p["block_id"]: p["reason"] for p in proposals if p["action"] == "archive"}
-    commit_id = _archive(core, archive) if apply and archive else None
-    return CorpusReview(proposals, len(rows), commit_id)
-
-
-def _archive(core: Core, archive: dict[str, str]) -> str | None:
-    def build(view: MemoryView) -> Plan:
-        files: dict[str, list[Block]] = {}
-        for block_id in archive:
-            relpath, block = locate(core, view, block_id)
-            files.setdefault(relpath, list(view.read(relpath)))
-            files[relpath] = [b for b in files[relpath] if b.id != block_id]
-            target = view.append_target("archived", block.cls, month_of(block.created))
-            files.setdefault(target, list(view.read(target))).append(block)
-        return Plan(
-            op=CORPUS_OP,
-            subject=f"review corpus: archive {len(archive)} blocks",
-            block_ids=list(archive),
-            files={p: FileEdit(tuple(bs)) for p, bs in files.items()},
-            body="\n".join(f"- {b}: {why}" for b, why in archive.items()),
-        )
-
-    result = core.store.write(build, core.after_write)
-    if result is None:
-        return None
-    core.record(
-        {
-            b: [core.event("forget", b, commit=result.commit_id, reason=why)]
-            for b, why in archive.items()
-        },
-        "elfmem: review corpus",
+    commit_id = (
+        archive_blocks(core, archive, CORPUS_OP, "review corpus") if apply and archive else None
     )
-    return result.commit_id
+    return CorpusReview(proposals, len(rows), commit_id)

@@ -100,7 +100,7 @@ def curate(core: Core, top_k: int | None = None) -> CurateResult:
         core.store.spool_events(
             (anchor_for_block(b), core.event("reinforce", b, at=now)) for b in top
         )
-    commit_id = _archive(core, archive) if archive else None
+    commit_id = archive_blocks(core, archive) if archive else None
     return CurateResult(
         [{"id": b, "reason": why} for b, why in archive.items()], pruned, top, review, commit_id
     )
@@ -121,7 +121,15 @@ def _prune(core: Core, ids: list[str]) -> list[dict[str, str]]:
     return pruned
 
 
-def _archive(core: Core, archive: dict[str, str]) -> str | None:
+def archive_blocks(
+    core: Core, archive: dict[str, str], op: str = "curate", what: str = "curate"
+) -> str | None:
+    """Move each block to the archive in one ``op`` commit, with a ``forget`` event giving why.
+
+    ``archive`` maps block id → reason; ``what`` opens the commit subject. Curate and the corpus
+    review both archive this way, so ``undo`` treats them alike.
+    """
+
     def build(view: MemoryView) -> Plan:
         files: dict[str, list[Block]] = {}
         for block_id in archive:
@@ -130,22 +138,22 @@ def _archive(core: Core, archive: dict[str, str]) -> str | None:
             files[relpath] = [b for b in files[relpath] if b.id != block_id]
             target = view.append_target("archived", block.cls, month_of(block.created))
             files.setdefault(target, list(view.read(target))).append(block)
-        body = "\n".join(f"- {b}: {why}" for b, why in archive.items())
         return Plan(
-            op="curate",
-            subject=f"curate: archive {len(archive)} blocks",
+            op=op,
+            subject=f"{what}: archive {len(archive)} blocks",
             block_ids=list(archive),
             files={p: FileEdit(tuple(bs)) for p, bs in files.items()},
-            body=body,
+            body="\n".join(f"- {b}: {why}" for b, why in archive.items()),
         )
 
     result = core.store.write(build, core.after_write)
-    if result is not None:
-        core.record(
-            {
-                b: [core.event("forget", b, commit=result.commit_id, reason=why)]
-                for b, why in archive.items()
-            },
-            "elfmem: curate",
-        )
-    return result.commit_id if result else None
+    if result is None:
+        return None
+    core.record(
+        {
+            b: [core.event("forget", b, commit=result.commit_id, reason=why)]
+            for b, why in archive.items()
+        },
+        f"elfmem: {what}",
+    )
+    return result.commit_id
