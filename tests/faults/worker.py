@@ -45,6 +45,8 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
         await system.outcome([ids[0]], 0.9, source="drill")
     elif op == "connect":
         await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
+    elif op == "mind":  # a write path added later (identity): the same writer, the same points
+        await system.mind_create("ops-team", "The ops team answers pages within ten minutes")
     else:
         raise ValueError(op)
 
