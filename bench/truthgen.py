@@ -237,7 +237,7 @@ def corpus(
         }
         distractors = [_fill(t, **slots) for t in DISTRACT]
         subject = Subject(name, kind, fam, question, right, misleading, distractors)
-        if rng.random() < corrections:
+        if kind != "place" and rng.random() < corrections:  # a value, a negation or a state
             subject.correction = correction.rstrip(".") + f" since the {rng.choice(_MONTHS)} change"
             subject.correction_right = rng.random() < 2 / 3
         out.append(subject)

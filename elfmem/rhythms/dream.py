@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import same_information
+from elfmem.block.facts import compare, same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
@@ -35,7 +35,12 @@ from elfmem.rhythms.judgement import (
     describe,
     host_judge,
 )
-from elfmem.rhythms.lookalike_edges import LOOKALIKE_COSINE, lookalike_lines, lookalike_pair
+from elfmem.rhythms.lookalike_edges import (
+    LOOKALIKE_COSINE,
+    REVISION_COSINE,
+    lookalike_lines,
+    lookalike_pair,
+)
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
 from elfmem.store import FileEdit, MemoryView, Plan
@@ -175,7 +180,11 @@ def _consider(
             return
         block = judged
     for other, cos in near:
-        if cos >= LOOKALIKE_COSINE and other.id not in decision.superseded:
+        if other.id in decision.superseded or cos < REVISION_COSINE:
+            continue
+        if cos >= LOOKALIKE_COSINE or (
+            judge is None and compare(other.content, block.content).revision_like
+        ):
             decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
     decision.by_hash.setdefault(block.content_hash, block.id)

@@ -19,6 +19,11 @@ from elfmem.rhythms.core import Core
 
 LOOKALIKE_COSINE = 0.90
 """A block this close to one already kept is a look-alike: linked (``similar``) for review."""
+REVISION_COSINE = 0.80
+"""Down to this cosine a pair that passes the strict textual test of a revision (the same
+subject, one value replaced: ``Comparison.revision_like``) is linked too. A correction usually
+adds words ("now", "since the March upgrade") that pull its vector away from what it corrects;
+the textual test, not the cosine, is what makes the pair a candidate revision."""
 
 
 def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:

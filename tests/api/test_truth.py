@@ -95,11 +95,16 @@ def test_a_confirmed_block_rises_above_equally_relevant_ones(repo: Path) -> None
     arun(system.remember_many([{"content": c} for c in facts]))
     arun(system.dream())
     query = "which worker drains the billing queue"
-    before = _ids(arun(system.recall(query, top_k=6, reinforce=False)))
+
+    def by_composite() -> list[str]:  # the score before diversity: MMR may reorder near-twins
+        blocks = arun(system.recall(query, top_k=6, reinforce=False)).blocks
+        return [b.id for b in sorted(blocks, key=lambda b: -b.composite)]
+
+    before = by_composite()
     last = before[-1]
     for _ in range(3):
         arun(system.outcome([last], 1.0))
-    after = _ids(arun(system.recall(query, top_k=6, reinforce=False)))
+    after = by_composite()
     assert after.index(last) < before.index(last)
     arun(system.close())
 
