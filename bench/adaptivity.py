@@ -92,11 +92,20 @@ async def _build(root: Path, subjects: list[truthgen.Subject]) -> MemorySystem:
 async def _archive_check(
     system: MemorySystem, subjects: list[truthgen.Subject], out: CorpusResult
 ) -> None:
-    archived = {b.id for b in (await system.ls(status="archived")).blocks}
-    dups = [s.ids["duplicate"] for s in subjects[:DUPLICATES] if "duplicate" in s.ids]
-    out.duplicates_total = len(dups)
-    out.duplicates_collapsed = sum(1 for d in dups if d in archived)
-    distinct = [bid for s in subjects for role, bid in s.ids.items() if role != "duplicate"]
+    """A true duplicate and its original are one fact: whichever dream kept stands for both."""
+    archived = {b.id: b for b in (await system.ls(status="archived")).blocks}
+    for s in subjects[:DUPLICATES]:
+        right, dup = s.ids["right"], s.ids.get("duplicate", s.ids["right"])
+        out.duplicates_total += 1
+        if dup == right:  # remember already answered with the original's id
+            out.duplicates_collapsed += 1
+        elif dup in archived and archived[dup].extra.get("duplicate-of") == right:
+            out.duplicates_collapsed += 1
+        elif right in archived and archived[right].extra.get("duplicate-of") == dup:
+            out.duplicates_collapsed += 1
+            s.ids["right"] = dup
+        s.ids.pop("duplicate", None)
+    distinct = [bid for s in subjects for bid in s.ids.values()]
     out.distinct_total = len(distinct)
     out.distinct_archived = sum(1 for d in distinct if d in archived)
 
