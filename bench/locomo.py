@@ -46,11 +46,6 @@ VARIANTS: dict[str, SearchSettings] = {
     "mmr-0.45": SearchSettings(mmr_lambda=0.45),
     "mmr-0.6": SearchSettings(mmr_lambda=0.6),
     "no-inherit": SearchSettings(inherit=0.0),
-    "mmr-norm-0.7": SearchSettings(mmr_normalise=True),
-    "mmr-norm-0.6": SearchSettings(mmr_normalise=True, mmr_lambda=0.6),
-    "mmr-norm-0.5": SearchSettings(mmr_normalise=True, mmr_lambda=0.5),
-    "mmr-norm-0.45": SearchSettings(mmr_normalise=True, mmr_lambda=0.45),
-    "mmr-norm-0.4": SearchSettings(mmr_normalise=True, mmr_lambda=0.4),
     "no-floor": SearchSettings(dense_floor=-1.0),
 }
 

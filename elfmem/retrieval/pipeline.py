@@ -59,7 +59,6 @@ class SearchSettings:
     dense_floor: float = DENSE_FLOOR
     search_inbox: bool = True
     inherit: float = INHERIT
-    mmr_normalise: bool = False
 
 
 @dataclass
@@ -191,11 +190,11 @@ def run_frame(
         )
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
-    rows, st = _candidates(db, pool, states, f)
+    rows, st = _candidates(db, pool, states)
     pairs = _revisions(db, rows, st)
     pulled = _pull_revisions(db, pool, sims, pairs, f)
     if pulled:
-        rows, st = _candidates(db, pool, states, f)
+        rows, st = _candidates(db, pool, states)
         pairs = _revisions(db, rows, st)
     guaranteed_at = {
         i for i, r in enumerate(rows) if r.id in f.guaranteed and is_guaranteed(r.tags, spec)
@@ -219,7 +218,6 @@ def run_frame(
         lambda ids: vs.vectors_for(ids),
         use_mmr=s.use_mmr,
         lam=s.mmr_lambda,
-        normalise=s.mmr_normalise,
     )
     ranked = [
         _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final
@@ -231,7 +229,7 @@ def run_frame(
 
 
 def _candidates(
-    db: IndexDB, pool: _Pool, states: States, f: _Filters
+    db: IndexDB, pool: _Pool, states: States
 ) -> tuple[list[BlockRow], list[BlockState]]:
     rows_by_id = queries.get_blocks(db, pool.via)
     rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status in SEARCHED]

@@ -26,8 +26,6 @@ TWIN_COSINE = 0.90
 """Cosine at which two blocks are near-twins (dream's look-alike cut): the newer is exempt from
 the diversity penalty for resembling the older."""
 INBOX = "inbox"
-MMR_FLOOR = 0.05
-"""Smallest spread of scores that MMR treats as a real difference when it normalises them."""
 
 Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
 
@@ -77,7 +75,6 @@ def order(
     *,
     use_mmr: bool = True,
     lam: float = mmr.MMR_LAMBDA,
-    normalise: bool = False,
 ) -> list[Ranked]:
     """The top ``k`` in final order, guaranteed blocks always included."""
     ids = [r.id for r in rows]
@@ -102,7 +99,7 @@ def order(
     room = max(0, k - len(out))
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
     winners = placed.winners
-    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, normalise)
+    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners)
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     room = max(0, k - len(out))
@@ -124,7 +121,6 @@ def _diverse(
     use_mmr: bool,
     lam: float,
     winners: set[int],
-    normalise: bool = False,
 ) -> list[tuple[int, float]]:
     """(row index, gain) for the top ``k`` of ``candidates``: MMR over the best few."""
     by_score = sorted(candidates, key=lambda i: (-score[i], rows[i].id))
@@ -144,11 +140,7 @@ def _diverse(
     for x, i in enumerate(head):
         if i in winners:  # a holding correction never pays for resembling what it corrects
             exempt[x, :] |= sims[x, :] >= TWIN_COSINE
-    relevance = np.array([score[i] for i in head], dtype=np.float64)
-    if normalise:  # over every candidate: λ then weighs the same whatever the scores' scale
-        spread = signals.normalise_over_candidates([score[i] for i in by_score], MMR_FLOOR)
-        relevance = spread[: len(head)]
-    picked = mmr.mmr_ranked(relevance, sims, k, lam, exempt)
+    picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 
 

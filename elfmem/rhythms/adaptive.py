@@ -272,12 +272,11 @@ def revision_edges(ledger: LedgerView, ids: Iterable[str]) -> list[tuple[str, st
     pair is found when its newer block is in ``ids``; the older one may be anywhere. An ``undo``
     of the dream that wrote it, or an ``edge_remove``, takes it away.
     """
-    out: list[tuple[str, str]] = []
-    for block_id, folded in ledger.folded_many(ids).items():
-        for (target, relation), weight in sorted(folded.edges.items()):
-            if relation == REVISES and weight > 0:
-                out.append((block_id, target))
-    return out
+    return [
+        (block_id, older)
+        for block_id, folded in ledger.folded_many(ids).items()
+        for older in _revision_targets(folded, REVISES)
+    ]
 
 
 def all_learned_edges(folded: Folded) -> dict[tuple[str, str], float]:
