@@ -15,7 +15,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 import click
 
@@ -121,3 +121,26 @@ def guarded(json_: bool, fn: Callable[[], T]) -> T:
     except ElfmemError as exc:
         fail(exc, json_)
         raise
+
+
+def host_analyses(source: IO[str] | None, shape: str, json_: bool) -> dict[str, Any] | None:
+    """The ``--host-analyses`` file as a JSON object keyed by block id, or a usage error."""
+    if source is None:
+        return None
+    try:
+        data = json.load(source)
+    except json.JSONDecodeError as exc:
+        fail(
+            InvalidInput(
+                f"--host-analyses: not JSON ({exc.msg}, line {exc.lineno}).", f"Give {shape}."
+            ),
+            json_,
+        )
+    if not isinstance(data, dict):
+        fail(
+            InvalidInput(
+                "--host-analyses: expected a JSON object keyed by block id.", f"Give {shape}."
+            ),
+            json_,
+        )
+    return {str(k): v for k, v in data.items()}

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import IO
 
 import click
 
 from elfmem.cli.interrupt import stopping
-from elfmem.cli.output import emit, fail, json_option, run
+from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.output import host_analyses as host_analyses_of
 from elfmem.cli.progress import progress_bar
-from elfmem.errors import EXIT_INTERRUPTED, InvalidInput
+from elfmem.errors import EXIT_INTERRUPTED
 
 
 @click.command()
@@ -84,26 +84,8 @@ def dream(
 ) -> None:
     """Consolidate the inbox: embed, dedupe, link look-alikes and related blocks, promote; one
     commit. --rescore also re-judges aged active blocks (additive ledger evidence)."""
-    analyses = None
-    if host_analyses is not None:
-        try:
-            analyses = json.load(host_analyses)
-        except json.JSONDecodeError as exc:
-            fail(
-                InvalidInput(
-                    f"--host-analyses: not JSON ({exc.msg}, line {exc.lineno}).",
-                    'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.',
-                ),
-                json_,
-            )
-        if not isinstance(analyses, dict):
-            fail(
-                InvalidInput(
-                    "--host-analyses: expected a JSON object keyed by block id.",
-                    'Give one object: {"<block id>": {"alignment": 0.8, "tags": []}}.',
-                ),
-                json_,
-            )
+    shape = 'one object: {"<block id>": {"alignment": 0.8, "tags": []}}'
+    analyses = host_analyses_of(host_analyses, shape, json_)
     with progress_bar(json_) as bar, stopping(bar) as tell:
         result = run(
             ctx,

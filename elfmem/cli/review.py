@@ -6,29 +6,15 @@
 
 from __future__ import annotations
 
-import json
-from typing import IO, Any
+from typing import IO
 
 import click
 
 from elfmem.cli import lookalikes as lookalikes_mod
-from elfmem.cli.output import emit, fail, json_option, run
-from elfmem.errors import InvalidInput
+from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.output import host_analyses as host_analyses_of
 
 _HOST_SHAPE = '{"<block id>": {"text": "the amended principle", "reason": "why"}}'
-
-
-def _host_analyses(source: IO[str] | None, json_: bool) -> dict[str, Any] | None:
-    if source is None:
-        return None
-    try:
-        data = json.load(source)
-    except json.JSONDecodeError as exc:
-        fail(InvalidInput(f"--host-analyses: not JSON ({exc.msg}).", f"Give {_HOST_SHAPE}."), json_)
-    if not isinstance(data, dict):
-        wrong = InvalidInput("--host-analyses: expected a JSON object.", f"Give {_HOST_SHAPE}.")
-        fail(wrong, json_)
-    return {str(k): v for k, v in data.items()}
 
 
 @click.group(invoke_without_command=True)
@@ -46,7 +32,7 @@ def review(ctx: click.Context, no_llm: bool, host_analyses: IO[str] | None, json
     bare. Changes nothing; accept a proposal with `review accept`."""
     if ctx.invoked_subcommand is not None:
         return
-    analyses = _host_analyses(host_analyses, json_)
+    analyses = host_analyses_of(host_analyses, _HOST_SHAPE, json_)
     emit(run(ctx, json_, lambda s: s.review_constitutional(no_llm, analyses)), json_)
 
 
