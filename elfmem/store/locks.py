@@ -28,6 +28,10 @@ TRANSIENT_WAIT = 0.5
 
 WRITE_SPAN_NS = 60 * 1_000_000_000
 """No elfmem write holds a lock longer than this after writing its journal."""
+FS_CLOCK_SLACK_NS = 100_000_000
+"""How far behind ``time.time_ns()`` a file's ctime may be: the coarse clock's tick, with room.
+Measured here: a file touched right after ``time.time_ns()`` had an earlier ctime 2000 times in
+2000."""
 
 
 def process_start(pid: int) -> str | None:
@@ -186,7 +190,10 @@ def is_own_ref_lock(path: Path, commit: str, since_ns: int) -> bool:
         return False
     if data.strip() == commit.encode():
         return True
-    return not data and since_ns <= st.st_ctime_ns <= since_ns + WRITE_SPAN_NS
+    # A file's times come from the kernel's coarse clock (one tick, up to ~10 ms, behind
+    # time.time_ns()), so a lock made a moment after ``since_ns`` can carry an earlier ctime.
+    earliest = since_ns - FS_CLOCK_SLACK_NS
+    return not data and earliest <= st.st_ctime_ns <= since_ns + WRITE_SPAN_NS
 
 
 def foreign_locks(repo: pygit2.Repository, refs: list[str]) -> list[LockFile]:

@@ -178,3 +178,17 @@ def test_a_foreign_notes_lock_stops_the_ledger_write_and_is_kept(repo: Path) -> 
     lock.unlink()
     assert arun(system.flush_ledger()).events >= 1  # the event was kept
     arun(system.close())
+
+
+def test_an_empty_ref_lock_made_within_the_same_clock_tick_is_still_elfmems(tmp_path: Path) -> None:
+    """A file's ctime comes from the kernel's coarse clock and can precede ``time.time_ns()``
+    read a moment before the file was made."""
+    import time
+
+    from elfmem.store.locks import is_own_ref_lock
+
+    since = time.time_ns()
+    lock = tmp_path / "main.lock"
+    lock.touch()
+    assert is_own_ref_lock(lock, "0" * 40, since)
+    assert not is_own_ref_lock(lock, "0" * 40, since + 5 * 1_000_000_000)  # made long before
