@@ -21,6 +21,8 @@ locked          LockedError      5     a lock held by someone else, or a read-on
 config          ConfigError      6     the configuration cannot be used; :class:`ModelMismatch`
 provider        ProviderError    7     an LLM or embedding endpoint failed or answered unusably;
                                        :class:`ModelReplyError` (keeps the raw reply)
+remote          RemoteError      8     a git remote could not be reached, refused a push, or
+                                       moved on every retry; nothing local was lost
 internal        InternalError    70    a fault inside elfmem (a bug): never the caller's input
 (interrupted)   --               130   Ctrl-C stopped the command
 ==============  ===============  ====  ============================================================
@@ -148,6 +150,14 @@ class ModelReplyError(ProviderError):
     def __init__(self, message: str, recovery: str = "", raw: str = "") -> None:
         super().__init__(message, recovery)
         self.raw = raw
+
+
+class RemoteError(ElfmemError):
+    """A git remote failed: unreachable, authentication refused, a push rejected, or a remote
+    that kept moving while we retried. Nothing local is changed by the failed step."""
+
+    kind = "remote"
+    exit_code = 8
 
 
 class InternalError(ElfmemError):

@@ -33,6 +33,7 @@ TABLE = {  # the table in errors.py and docs/errors.md: exception → (kind, exi
     errors.ModelMismatch: ("config", 6),
     errors.ProviderError: ("provider", 7),
     errors.ModelReplyError: ("provider", 7),
+    errors.RemoteError: ("remote", 8),
     errors.InternalError: ("internal", 70),
 }
 

@@ -1,0 +1,209 @@
+"""Talking to git remotes, through the ``git`` binary.
+
+Fetch and push go through the user's own git so that everything they configured for it works
+unchanged: SSH keys and agents, credential helpers, proxies, ``insteadOf`` rewrites. libgit2 would
+need each of these wired by hand. Every call is bounded in time, never forces a ref it was not
+told to force, and turns git's failure into a :class:`RemoteError` that says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from elfmem.errors import NotFound, RemoteError
+
+TIMEOUT = 120.0
+"""Seconds one fetch or push may take before it is abandoned."""
+
+_OFFLINE_HINTS = (
+    "could not resolve host",
+    "could not read from remote",
+    "connection refused",
+    "connection timed out",
+    "network is unreachable",
+    "does not appear to be a git repository",
+    "unable to access",
+    "no such file or directory",
+)
+_REJECTED_HINTS = ("[rejected]", "fetch first", "non-fast-forward", "stale info")
+
+
+@dataclass(frozen=True, slots=True)
+class RefUpdate:
+    """One line of git's ``--porcelain`` report: what happened to one ref."""
+
+    flag: str
+    """``' '`` fast-forward, ``'+'`` forced, ``'-'`` deleted, ``'*'`` new, ``'!'`` rejected,
+    ``'='`` up to date, ``'t'`` tag update."""
+    source: str
+    target: str
+    summary: str
+
+    @property
+    def changed(self) -> bool:
+        return self.flag not in ("=", "!")
+
+
+def _run(git_path: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait on a password prompt nobody can see
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    env["LC_ALL"] = "C"  # git's messages are matched below; keep them in English
+    try:
+        return subprocess.run(
+            ["git", f"--git-dir={git_path}", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise RemoteError(
+            "the git program is not installed or not on PATH.",
+            "Install git (2.30 or newer) and run the command again.",
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise RemoteError(
+            f"git {args[0]} gave no answer within {timeout:.0f} s.",
+            "Check the network and the remote's address (`git remote -v`), then run it again; "
+            "nothing local was changed.",
+        ) from exc
+
+
+def remotes(git_path: Path) -> list[str]:
+    """The names of the configured remotes, in git's order."""
+    done = _run(git_path, ["remote"], 10.0)
+    return [line.strip() for line in done.stdout.splitlines() if line.strip()]
+
+
+def remote_or_default(git_path: Path, remote: str | None) -> str:
+    """``remote`` if it exists, else the only/``origin`` remote; a clear error otherwise."""
+    known = remotes(git_path)
+    if remote:
+        if remote in known or "/" in remote or ":" in remote:
+            return remote  # a name, or a URL or path git understands directly
+        raise NotFound(
+            f"no remote named {remote!r} (known: {', '.join(known) or 'none'}).",
+            "Add it with `git remote add NAME URL`, or pass a URL or path instead of a name.",
+        )
+    if "origin" in known:
+        return "origin"
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise NotFound(
+            "this repository has no remote to share memory through.",
+            "Add one with `git remote add origin URL` (any git server, or a bare repository "
+            "path), then run the command again.",
+        )
+    raise RemoteError(
+        f"several remotes and none named origin: {', '.join(known)}.",
+        "Name the one to use, e.g. `elfmem sync " + known[0] + "`.",
+    )
+
+
+def _parse_porcelain(text: str) -> list[RefUpdate]:
+    updates: list[RefUpdate] = []
+    for line in text.splitlines():
+        if len(line) < 3 or line[1] != "\t":
+            continue
+        flag, rest = line[0], line[2:]
+        refs, _, summary = rest.partition("\t")
+        source, _, target = refs.partition(":")
+        updates.append(RefUpdate(flag, source, target, summary.strip()))
+    return updates
+
+
+def _failure(action: str, remote: str, stderr: str) -> RemoteError:
+    low = stderr.lower()
+    detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    if any(h in low for h in _OFFLINE_HINTS):
+        return RemoteError(
+            f"cannot reach remote {remote!r} to {action} ({detail}).",
+            "Check the network and the address (`git remote -v`), then run it again; nothing "
+            "local was changed and your memory keeps working offline.",
+        )
+    if "permission denied" in low or "authentication" in low or "403" in low:
+        return RemoteError(
+            f"remote {remote!r} refused to {action}: {detail}.",
+            "Check your credentials for this remote with a plain `git fetch`/`git push`, then "
+            "run it again; nothing local was changed.",
+        )
+    return RemoteError(
+        f"git could not {action} {remote!r}: {detail}.",
+        "Run the same with plain git to see the whole message; nothing local was changed.",
+    )
+
+
+def _ref_oids(git_path: Path) -> dict[str, str]:
+    done = _run(git_path, ["for-each-ref", "--format=%(refname) %(objectname)"], 30.0)
+    pairs = (line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    return {name: oid for name, oid in pairs}
+
+
+def _destination(spec: str) -> str:
+    return spec.lstrip("+").partition(":")[2]
+
+
+def fetch(
+    git_path: Path, remote: str, refspecs: Sequence[str], timeout: float = TIMEOUT
+) -> list[RefUpdate]:
+    """Fetch exactly ``refspecs`` (a leading ``+`` forces, as in git) and report each
+    destination ref that moved (git 2.39's fetch has no porcelain report, so the refs are read
+    before and after).
+
+    A refspec whose source the remote does not have is not an error: the remote simply has no
+    memory of that kind yet, and it is left out of the report.
+    """
+    before = _ref_oids(git_path)
+    present: list[str] = []
+    done = _run(git_path, ["fetch", "--quiet", "--no-tags", remote, *refspecs], timeout)
+    if done.returncode == 0:
+        present = list(refspecs)
+    elif "couldn't find remote ref" in done.stderr.lower():
+        for spec in refspecs:  # one by one, so the refs the remote has still come in
+            one = _run(git_path, ["fetch", "--quiet", "--no-tags", remote, spec], timeout)
+            if one.returncode == 0:
+                present.append(spec)
+            elif "couldn't find remote ref" not in one.stderr.lower():
+                raise _failure("fetch from", remote, one.stderr)
+    else:
+        raise _failure("fetch from", remote, done.stderr)
+    after = _ref_oids(git_path)
+    updates = []
+    for spec in present:
+        target = _destination(spec)
+        old, new = before.get(target), after.get(target)
+        if target and new and old != new:
+            updates.append(RefUpdate("*" if old is None else " ", spec, target, f"{old}..{new}"))
+    return updates
+
+
+@dataclass(frozen=True, slots=True)
+class PushReport:
+    updates: list[RefUpdate]
+
+    @property
+    def rejected(self) -> list[RefUpdate]:
+        return [u for u in self.updates if u.flag == "!"]
+
+
+def push(
+    git_path: Path, remote: str, refspecs: Sequence[str], timeout: float = TIMEOUT
+) -> PushReport:
+    """Push ``refspecs`` without force; refs the remote rejects as not fast-forward come back in
+    ``rejected`` (the caller fetches, merges and tries again) rather than as an error."""
+    done = _run(git_path, ["push", "--porcelain", "--no-verify", remote, *refspecs], timeout)
+    updates = _parse_porcelain(done.stdout)
+    if done.returncode != 0:
+        rejected = [u for u in updates if u.flag == "!"]
+        low = (done.stdout + done.stderr).lower()
+        if not rejected or not any(h in low for h in _REJECTED_HINTS):
+            raise _failure("push to", remote, done.stderr)
+    return PushReport(updates)
