@@ -58,6 +58,9 @@ from elfmem.rhythms.results import (
 )
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing import mode as mode_mod
+from elfmem.sharing import plaingit
+from elfmem.sharing.operations import SyncOperations
 from elfmem.store import Store
 
 READS = (
@@ -81,9 +84,9 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
 
 def _stored_config(store: Store) -> ElfmemConfig | None:
     """The memory's own ``.elfmem/config.yaml``: on disk in a work tree, else (a bare
-    repository) as the branch tip commits it; None when there is none."""
-    if store.workdir is not None:
-        path = store.root / CONFIG_PATH
+    repository, or ref mode) as the memory ref's tip commits it; None when there is none."""
+    if store.memory_workdir is not None:
+        path = store.memory_workdir / CONFIG_PATH
         return config_mod.load(path) if path.exists() else None
     data = store.committed_file(CONFIG_PATH)
     if data is None:
@@ -93,7 +96,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations):
+class MemorySystem(IdentityOperations, SyncOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
@@ -127,6 +130,7 @@ class MemorySystem(IdentityOperations):
         ``.elfmem/config.yaml`` from the repository.
         """
         store = Store.open(Path(path) if path else None, "elf")
+        plaingit.on_open(store)  # adopt a cloned memory ref, merge notes plain git fetched
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
         return cls(Core(store, cfg, make_embedder(cfg.embeddings)))
@@ -160,10 +164,19 @@ class MemorySystem(IdentityOperations):
         seed: bool = False,
         self_text: str | None = None,
         template: str | None = None,
+        ref: str | None = None,
     ) -> tuple[MemorySystem, InitResult]:
-        """Scaffold a memory (creating the repository if there is none) or refresh one."""
+        """Scaffold a memory (creating the repository if there is none) or refresh one.
+
+        ``ref`` puts memory on its own ref (e.g. ``elfmem`` → refs/heads/elfmem) instead of the
+        checked-out branch; on an existing branch-mode memory it moves it there."""
         root = Path(path or Path.cwd()).resolve()
         store, created = Store.open_or_init(root, name or "elf")
+        plaingit.on_open(store)
+        if ref is not None:
+            boot = Store(store.repo, name or "elf")
+            cfg0, _ = setup.config_for(_stored_config(boot), name)
+            mode_mod.to_ref(Core(boot, cfg0, make_embedder(cfg0.embeddings)), ref)
         existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
         store = Store(store.repo, cfg.project.agent_name)
@@ -176,6 +189,7 @@ class MemorySystem(IdentityOperations):
             self_text=self_text,
             template=template,
         )
+        plaingit.setup(store.repo)
         return cls(core), result
 
     @staticmethod
@@ -495,8 +509,11 @@ class MemorySystem(IdentityOperations):
     # ---- git hooks and the graph page -----------------------------------------------------------
 
     async def hooks_install(self) -> hooks_mod.HooksReport:
-        """Install elfmem's git hooks where git looks for them, chaining any hook already there."""
-        return hooks_mod.install(self.root)
+        """Install elfmem's git hooks where git looks for them, chaining any hook already there;
+        also let plain ``git fetch`` bring the ledger into a remote-tracking notes ref."""
+        report = hooks_mod.install(self.root)
+        plaingit.setup(self._core.store.repo)
+        return report
 
     async def hooks_uninstall(self) -> hooks_mod.HooksReport:
         """Remove elfmem's git hooks and put back the hooks they chained, byte for byte."""

@@ -277,6 +277,27 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "hooks_status",
     ),
     "hooks_uninstall": ("Removing elfmem's hooks; restores yours.", "-", "ms", "HooksReport", "-"),
+    "sync": (
+        "Sharing memory with other clones through a git remote.",
+        "Branch mode: your own git pull/push carry the files; sync carries the notes.",
+        "one fetch + push",
+        "SyncResult (in/out counts)",
+        "status",
+    ),
+    "mode": (
+        "Keeping memory off your code branches (ref mode), or bringing it back.",
+        "-",
+        "one or two commits",
+        "ModeResult",
+        "sync",
+    ),
+    "hook_pre_push": (
+        "Before push: flush the ledger and push the notes along.",
+        "-",
+        "one fetch + push",
+        "PrePush",
+        "-",
+    ),
     "hooks_status": ("Which hooks are installed.", "-", "ms", "HooksReport", "-"),
     "check_staged": (
         "Validating staged memory files (pre-commit).",

@@ -46,6 +46,7 @@ def _register() -> None:
         review,
         serve,
         setup,
+        sharing,
         visualise,
     )
 
@@ -59,6 +60,7 @@ def _register() -> None:
         visualise,
         serve,
         hooks,
+        sharing,
         guide,
         review,
         mind,

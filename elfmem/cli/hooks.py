@@ -88,7 +88,8 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> N
             click.echo(result.summary, err=True)
             sys.exit(1)
     elif name == "pre-push":
-        _never_failing(ctx, name, json_, _flush)
+        remote = args[0] if args else None
+        _never_failing(ctx, name, json_, (lambda s: s.hook_pre_push(remote)) if remote else _flush)
     elif logic.wants_reindex(name, args):
         _never_failing(ctx, name, json_, _reindex)
 
@@ -111,6 +112,8 @@ def _never_failing(
     if isinstance(result, logic.ReindexResult) and result.errors:
         click.echo(f"elfmem: {result.summary}", err=True)
     elif isinstance(result, logic.FlushResult) and result.events:
+        click.echo(f"elfmem: {result.summary}", err=True)
+    elif name == "pre-push" and (getattr(result, "notes_pushed", False) or result.message):  # type: ignore[attr-defined]
         click.echo(f"elfmem: {result.summary}", err=True)
 
 

@@ -28,6 +28,14 @@ def mcp_config_block(root: Path) -> dict[str, object]:
 @click.option(
     "--template", default=None, help="Add a profession's blocks (see `elfmem templates`)."
 )
+@click.option(
+    "--ref",
+    "ref",
+    default=None,
+    metavar="NAME",
+    help="Keep memory on its own ref (e.g. elfmem = refs/heads/elfmem), not the checked-out "
+    "branch; moves an existing branch-mode memory there.",
+)
 @json_option
 @click.pass_context
 def init(
@@ -36,6 +44,7 @@ def init(
     name: str | None,
     self_text: str | None,
     template: str | None,
+    ref: str | None,
     json_: bool,
 ) -> None:
     """Set up memory here (creating a git repository if needed), or refresh it."""
@@ -43,7 +52,7 @@ def init(
 
     async def go() -> object:
         system, result = await MemorySystem.init(
-            repo_path(ctx), name=name, seed=seed, self_text=self_text, template=template
+            repo_path(ctx), name=name, seed=seed, self_text=self_text, template=template, ref=ref
         )
         await system.close()
         return result

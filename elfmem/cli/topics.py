@@ -44,6 +44,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "hooks install": ("hooks_install",),
     "hooks uninstall": ("hooks_uninstall",),
     "hooks status": ("hooks_status",),
+    "sync": ("sync",),
+    "mode": ("mode",),
     "guide": ("guide",),
     "agent-docs": (),
     "serve": (),

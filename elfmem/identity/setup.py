@@ -183,10 +183,11 @@ def init(
 def _existing(core: Core, path: str) -> bytes | None:
     """A repository file as it is now: on disk in a work tree, committed in a bare repository
     (which has no work tree, so a re-init must not take the file for missing and replace it)."""
-    if core.store.workdir is None:
+    wd = core.store.memory_workdir
+    if wd is None:  # bare, or ref mode: the memory ref's tip is the copy there is
         return core.store.committed_file(path)
     try:
-        return (core.store.root / path).read_bytes()
+        return (wd / path).read_bytes()
     except FileNotFoundError:
         return None
 

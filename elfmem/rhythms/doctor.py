@@ -61,21 +61,28 @@ def _guard(name: str, probe: Callable[[], Check]) -> Check:
 
 
 def _present(core: Core, path: str) -> bool:
-    """On disk in a work tree; in the branch tip's tree in a bare repository (it has no disk
-    copy, and reads take the committed one)."""
-    if core.store.workdir is not None:
-        return (core.store.root / path).exists()
+    """On disk in a work tree; in the memory ref's tree in a bare repository or ref mode (there
+    is no disk copy, and reads take the committed one)."""
+    wd = core.store.memory_workdir
+    if wd is not None:
+        return (wd / path).exists()
     if path == MEMORY_DIR:
         return core.store.memory_tree_oid() is not None
     return core.store.committed_file(path) is not None
+
+
+def _where(core: Core) -> str:
+    if core.store.ref_mode:
+        return f"memory on its own ref {core.store.branch}; code branches untouched"
+    return f"branch {core.store.branch}"
 
 
 def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = "") -> DoctorResult:
     store = core.store
     root = store.root
     checks = [
-        Check("repository", True, f"{store.repo.path} (branch {store.branch})")
-        if not store.repo.head_is_detached
+        Check("repository", True, f"{store.repo.path} ({_where(core)})")
+        if store.ref_mode or not store.repo.head_is_detached
         else Check("repository", False, "HEAD is detached", "git switch <branch>"),
         Check(
             "config",

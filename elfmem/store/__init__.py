@@ -80,8 +80,18 @@ class Store:
         return repo_mod.state_dir(self.repo)
 
     @property
+    def memory_workdir(self) -> Path | None:
+        """The work tree that holds memory files: None in ref mode or a bare repository."""
+        return repo_mod.memory_workdir(self.repo)
+
+    @property
+    def ref_mode(self) -> bool:
+        return repo_mod.ref_mode(self.repo)
+
+    @property
     def branch(self) -> str:
-        return repo_mod.branch_ref(self.repo)
+        """The ref memory commits go to (``repo.memory_ref``)."""
+        return repo_mod.memory_ref(self.repo)
 
     def write(
         self,
@@ -92,12 +102,14 @@ class Store:
         return self.writer.write(build, after)
 
     def view(self) -> MemoryView:
-        return MemoryView(self.repo, repo_mod.head_commit(self.repo))
+        return MemoryView(self.repo, repo_mod.memory_commit(self.repo))
 
     def source(self, at: str | None = None) -> GitSource:
         return GitSource(self.repo, self.resolve(at) if at else None)
 
     def resolve(self, rev: str) -> pygit2.Commit:
+        if rev.startswith("HEAD") and repo_mod.ref_mode(self.repo):
+            rev = repo_mod.memory_ref(self.repo) + rev[4:]  # HEAD~2 counts memory commits
         try:
             obj = self.repo.revparse_single(rev)
             commit = obj.peel(pygit2.Commit)
@@ -134,12 +146,12 @@ class Store:
 
         A bare repository has no work tree, so this is where its committed config is read.
         """
-        commit = repo_mod.head_commit(self.repo)
+        commit = repo_mod.memory_commit(self.repo)
         blob = blob_at(self.repo, commit.tree if commit is not None else None, path)
         return blob.data if blob is not None else None
 
     def memory_tree_oid(self) -> str | None:
-        tree = repo_mod.memory_tree(repo_mod.head_commit(self.repo))
+        tree = repo_mod.memory_tree(repo_mod.memory_commit(self.repo))
         return str(tree.id) if tree is not None else None
 
     def append_events(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:

@@ -69,7 +69,7 @@ def describe(commit: pygit2.Commit) -> CommitInfo | None:
 
 def walk(repo: pygit2.Repository, limit: int = 100_000) -> Iterator[pygit2.Commit]:
     """Commits reachable from the branch tip, newest first along the first-parent line."""
-    tip = repo_mod.head_commit(repo)
+    tip = repo_mod.memory_commit(repo)
     if tip is None:
         return
     walker = repo.walk(tip.id, SortMode.TOPOLOGICAL | SortMode.TIME)
@@ -120,6 +120,8 @@ def last_undoable(repo: pygit2.Repository, limit: int = 10_000) -> CommitInfo | 
         if info.op == "undo":
             if info.reverts:
                 undone.add(info.reverts)
+            continue
+        if info.op == "sync-merge":  # a merge of two clones is not one operation to take back
             continue
         if info.commit_id not in undone:
             return info

@@ -80,7 +80,7 @@ class Recovery:
 
     def _untouched_since(self, journal: Journal) -> bool:
         """No path was edited by hand after the kill: each holds the before or after blob."""
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         return wd is None or all(
             disk_oid(wd, path) in (st.before, st.after) for path, st in journal.paths.items()
         )
@@ -104,7 +104,7 @@ class Recovery:
         for path, state in journal.paths.items():
             blob = blob_at(self.repo, tree, path)
             (forward if (str(blob.id) if blob else None) == state.after else back).append(path)
-        if repo_mod.workdir(self.repo) is not None:
+        if repo_mod.memory_workdir(self.repo) is not None:
             self.settle(journal, forward=forward, back=back)
         return not back
 
@@ -117,7 +117,7 @@ class Recovery:
     ) -> None:
         """Bring ``forward`` paths to the journal's new blobs and ``back`` paths to what they
         held before, each only where disk and index still hold one of the journal's states."""
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         if wd is None:
             return
         disk: dict[str, Target] = {}
@@ -183,7 +183,8 @@ class Recovery:
     def _on_branch(self, journal: Journal) -> bool:
         """The working tree belongs to the journaled branch (nobody switched since)."""
         try:
-            return repo_mod.branch_ref(self.repo) == journal.ref
+            on = repo_mod.memory_workdir(self.repo) is not None
+            return on and repo_mod.branch_ref(self.repo) == journal.ref
         except ElfmemError:
             return False
 
@@ -198,7 +199,7 @@ class Recovery:
         for name in (f"index.lock.{journal.pid}", f"index.{journal.pid}.tmp"):
             (self.state / name).unlink(missing_ok=True)
             (self.state / f"{name}.lock").unlink(missing_ok=True)
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         if wd is not None:
             remove_temporaries(wd, list(journal.paths))
 

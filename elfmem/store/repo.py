@@ -83,6 +83,101 @@ def branch_ref(repo: pygit2.Repository) -> str:
     )
 
 
+MODE_KEY = "elfmem.ref"
+"""Per-clone git config naming the dedicated memory ref; unset means the checked-out branch."""
+DEFAULT_MEMORY_REF = "refs/heads/elfmem"
+
+_MODE_CACHE: dict[str, tuple[int, str | None]] = {}
+
+
+def _config_stamp(repo: pygit2.Repository) -> int:
+    try:
+        return os.stat(os.path.join(repo.path, "config")).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def configured_ref(repo: pygit2.Repository) -> str | None:
+    """The dedicated memory ref this clone records in ``.git/config`` (``elfmem.ref``), or None.
+
+    Read on every write, so the answer is kept until the config file changes."""
+    stamp = _config_stamp(repo)
+    kept = _MODE_CACHE.get(repo.path)
+    if kept is not None and kept[0] == stamp and stamp != -1:
+        return kept[1]
+    try:
+        value: str | None = repo.config["elfmem.ref"]
+    except (KeyError, pygit2.GitError):
+        value = None
+    value = normalise_ref(value) if value else None
+    _MODE_CACHE[repo.path] = (stamp, value)
+    return value
+
+
+def normalise_ref(name: str) -> str:
+    """``elfmem`` → ``refs/heads/elfmem``; a full ``refs/...`` name is kept as it is."""
+    name = name.strip()
+    full = name if name.startswith("refs/") else f"refs/heads/{name}"
+    reserved = full.startswith(("refs/notes/", "refs/remotes/", "refs/tags/"))
+    if reserved or not pygit2.reference_is_valid_name(full):
+        raise RepoStateError(
+            f"{name!r} is not a ref memory can live on.",
+            "Use a branch name such as `elfmem` (refs/heads/elfmem) or a ref under refs/.",
+        )
+    return full
+
+
+def set_memory_ref(repo: pygit2.Repository, ref: str | None) -> None:
+    """Record (or, with None, clear) the dedicated-ref mode for this clone."""
+    if ref is None:
+        try:
+            del repo.config[MODE_KEY]
+        except (KeyError, pygit2.GitError):
+            pass
+    else:
+        repo.config[MODE_KEY] = normalise_ref(ref)
+    _MODE_CACHE.pop(repo.path, None)
+
+
+def _checked_out(repo: pygit2.Repository) -> str | None:
+    head = repo.references.get("HEAD")
+    target = head.target if head is not None else None
+    return target if isinstance(target, str) else None
+
+
+def memory_ref(repo: pygit2.Repository) -> str:
+    """The one answer to "which ref do memory commits go to": the dedicated ref in ref mode,
+    else the checked-out branch (``branch_ref``). Writer, index, journal, undo, ``--at``, hooks
+    and doctor all ask here."""
+    return configured_ref(repo) or branch_ref(repo)
+
+
+def ref_mode(repo: pygit2.Repository) -> bool:
+    """True when memory lives on its own ref and that ref is not the checked-out branch (a
+    person who checks the memory ref out works on it like a branch-mode memory)."""
+    ref = configured_ref(repo)
+    return ref is not None and ref != _checked_out(repo)
+
+
+def memory_workdir(repo: pygit2.Repository) -> Path | None:
+    """The working tree that holds the memory files: None in ref mode (and bare repositories),
+    so hand-edit overlays, working-tree writes and git-index updates happen in branch mode only."""
+    return None if ref_mode(repo) else workdir(repo)
+
+
+def memory_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    """The commit memory is read from: the memory ref's tip in ref mode, HEAD's commit (detached
+    or not) otherwise; None while the ref or branch is unborn."""
+    ref = configured_ref(repo)
+    if ref is None:
+        return head_commit(repo)
+    found = repo.references.get(ref)
+    if found is None:
+        return None
+    obj = repo.get(found.resolve().target)
+    return obj if isinstance(obj, pygit2.Commit) else None
+
+
 def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
     """The commit HEAD names (detached or not); None on an unborn branch."""
     head = repo.references.get("HEAD")

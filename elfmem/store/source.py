@@ -4,12 +4,11 @@ data."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pygit2
 
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
-from elfmem.store.repo import head_commit, memory_tree
+from elfmem.store.repo import memory_commit, memory_tree, memory_workdir
 from elfmem.store.tree import blob_paths
 
 
@@ -23,10 +22,11 @@ class GitSource:
     def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None = None) -> None:
         self.repo = repo
         self._fixed = commit
-        self._root = Path(repo.workdir) / MEMORY_DIR if repo.workdir and commit is None else None
+        wd = memory_workdir(repo)
+        self._root = wd / MEMORY_DIR if wd is not None and commit is None else None
 
     def _commit(self) -> pygit2.Commit | None:
-        return self._fixed if self._fixed is not None else head_commit(self.repo)
+        return self._fixed if self._fixed is not None else memory_commit(self.repo)
 
     def memory_tree_oid(self) -> str | None:
         tree = memory_tree(self._commit())

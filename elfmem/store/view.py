@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from pathlib import Path
 
 import pygit2
 from pygit2.enums import FileMode
@@ -21,7 +20,7 @@ from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError
 from elfmem.store.objects import tree_records_at
-from elfmem.store.repo import memory_tree
+from elfmem.store.repo import memory_tree, memory_workdir
 from elfmem.store.tree import blob_at, blob_paths
 
 _PARSED: OrderedDict[str, tuple[Block, ...]] = OrderedDict()
@@ -96,7 +95,7 @@ class MemoryView:
         self.repo = repo
         self.commit = commit
         self.tree = memory_tree(commit)
-        self.workdir = Path(repo.workdir) if repo.workdir else None
+        self.workdir = memory_workdir(repo)
         self.carried: set[str] = set()
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}

@@ -1,11 +1,14 @@
-"""Every memory write is one commit on the branch, made without touching anything else.
+"""Every memory write is one commit on the memory ref (``repo.memory_ref``: the checked-out
+branch, or the dedicated ref in ref mode), made without touching anything else.
 
 The order is what makes a crash harmless (docs/crash.md): store the objects, journal the write,
 take git's index lock, write the files, stage them in git's index, release the lock, and only
 then move the branch (the acknowledgement), then drop the journal. Until the branch moves, git's
 index stages the new memory, so a person's ``git commit`` in between commits it rather than
 reverting it; once the branch moves there is nothing left to do. A process killed anywhere
-leaves a journal that the next process to open the repository finishes (``recovery.py``).
+leaves a journal that the next process to open the repository finishes (``recovery.py``). In ref
+mode there is no working-tree copy of memory: files and git's index are left out, only the ref
+moves.
 """
 
 from __future__ import annotations
@@ -132,7 +135,8 @@ class MemoryWriter:
         """
         with repo_mod.write_lock(self.repo):
             self.recovery.run()
-            repo_mod.ensure_writable(self.repo)
+            if not repo_mod.ref_mode(self.repo):  # a dedicated ref is not the user's checkout
+                repo_mod.ensure_writable(self.repo)
             for attempt in range(_MAX_ATTEMPTS):
                 result = self._attempt(build)
                 if result is not False:
@@ -149,8 +153,8 @@ class MemoryWriter:
     def _attempt(
         self, build: Callable[[MemoryView], Plan | None]
     ) -> WriteResult | Literal[False] | None:
-        ref = repo_mod.branch_ref(self.repo)
-        tip = repo_mod.head_commit(self.repo)
+        ref = repo_mod.memory_ref(self.repo)
+        tip = repo_mod.memory_commit(self.repo)
         view = MemoryView(self.repo, tip)
         plan = build(view)
         if plan is None or not (plan.files or plan.raw):
@@ -192,7 +196,7 @@ class MemoryWriter:
         tree_oid = batch.edit(base_tree, changes) or batch.tree([])
         if base_tree is not None and tree_oid == base_tree.id:
             return None
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         for rel in view.carried & set(plan.files):  # hand edits: kept so a rollback can restore
             if wd is not None and (wd / MEMORY_DIR / rel).is_file():
                 batch.blob((wd / MEMORY_DIR / rel).read_bytes())
@@ -229,7 +233,7 @@ class MemoryWriter:
         self, prepared: _Prepared, view: MemoryView
     ) -> tuple[Journal, locks.IndexLock | None]:
         """Name the paths about to change: what disk and git's index hold now, and after."""
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         paths = list(prepared.targets)
         seen = {f"{MEMORY_DIR}/{p}": oid for p, oid in view.disk_oids.items()}
         staged = staged_oids(self.repo, paths) if wd is not None else {}
@@ -257,7 +261,7 @@ class MemoryWriter:
         self, prepared: _Prepared, journal: Journal, lock: locks.IndexLock | None
     ) -> None:
         """Files, then git's index, under git's index lock; on any failure both are put back."""
-        wd = repo_mod.workdir(self.repo)
+        wd = repo_mod.memory_workdir(self.repo)
         try:
             locks.wait_for(locks.ref_lock_path(self.repo, prepared.ref), "the branch")
             if lock is None or wd is None:

@@ -1,0 +1,1 @@
+"""Memory that travels between clones: sync through git remotes, and the plain-git glue."""

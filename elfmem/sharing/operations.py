@@ -1,0 +1,50 @@
+"""The sharing half of ``MemorySystem``: sync through a remote and where memory lives.
+
+A mixin keeps ``api.py`` a readable size; ``MemorySystem`` inherits these, so the CLI, the MCP
+table and the guide see them as its own methods.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from elfmem.progress import Progress, silent
+from elfmem.sharing import mode as mode_mod
+from elfmem.sharing import plaingit
+from elfmem.sharing.mode import ModeResult
+from elfmem.sharing.sync import SyncResult
+from elfmem.sharing.sync import sync as sync_run
+
+if TYPE_CHECKING:
+    from elfmem.rhythms.core import Core
+
+
+class SyncOperations:
+    """Memory travels through ordinary git remotes; these are its verbs."""
+
+    if TYPE_CHECKING:
+        _core: Core
+
+    async def sync(self, remote: str | None = None, progress: Progress = silent) -> SyncResult:
+        """Fetch, merge and push memory through ``remote`` (default: origin or the only one).
+
+        Ref mode: the memory ref and the notes. Branch mode: the notes only (memory files
+        travel with your own git pull/push). Never forced; retried while the remote moves."""
+        return sync_run(self._core, remote, progress)
+
+    async def mode(self, where: str | None = None, ref: str | None = None) -> ModeResult:
+        """Where memory lives: ``None`` reports; ``"ref"`` moves it onto its own ref (``ref``,
+        default refs/heads/elfmem); ``"branch"`` moves it back onto the checked-out branch."""
+        if where is None:
+            return mode_mod.current(self._core)
+        if where == "ref":
+            return mode_mod.to_ref(self._core, ref)
+        if where == "branch":
+            return mode_mod.to_branch(self._core)
+        from elfmem.errors import InvalidInput
+
+        raise InvalidInput(f"unknown mode {where!r}.", "Use `ref` or `branch`.")
+
+    async def hook_pre_push(self, remote: str) -> plaingit.PrePush:
+        """The pre-push hook's part: flush the ledger and push the notes along; never fails."""
+        return plaingit.pre_push(self._core.store, remote)
