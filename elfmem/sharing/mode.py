@@ -11,8 +11,10 @@ Both directions lose nothing, and each is the other's undo.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -149,7 +151,20 @@ def _move_to_ref(core: Core, branch: str, ref: str) -> list[str]:
     removed = store.write(lambda view: _removal(view, ref))
     if removed is not None:
         commits.append(removed.commit_id)
+    if store.workdir is not None:
+        _prune_empty(store.workdir / ELFMEM_DIR)
     return commits
+
+
+def _prune_empty(folder: Path) -> None:
+    """Folders the move emptied (git tracks no folders); anything a person put there stays."""
+    if not folder.is_dir():
+        return
+    for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
+        with contextlib.suppress(OSError):
+            sub.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
 def _removal(view: MemoryView, ref: str) -> Plan | None:
