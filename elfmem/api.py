@@ -58,6 +58,8 @@ from elfmem.rhythms.results import (
 )
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing import driver as merge_driver
+from elfmem.sharing.merging import MergingOperations, attach
 from elfmem.store import Store
 
 READS = (
@@ -93,7 +95,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations):
+class MemorySystem(IdentityOperations, MergingOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
@@ -129,7 +131,7 @@ class MemorySystem(IdentityOperations):
         store = Store.open(Path(path) if path else None, "elf")
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
-        return cls(Core(store, cfg, make_embedder(cfg.embeddings)))
+        return cls(attach(Core(store, cfg, make_embedder(cfg.embeddings))))
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
@@ -176,7 +178,8 @@ class MemorySystem(IdentityOperations):
             self_text=self_text,
             template=template,
         )
-        return cls(core), result
+        merge_driver.register(core.store.root, attributes=False)
+        return cls(attach(core)), result
 
     @staticmethod
     def templates() -> dict[str, str]:
@@ -496,6 +499,7 @@ class MemorySystem(IdentityOperations):
 
     async def hooks_install(self) -> hooks_mod.HooksReport:
         """Install elfmem's git hooks where git looks for them, chaining any hook already there."""
+        merge_driver.register(self.root)
         return hooks_mod.install(self.root)
 
     async def hooks_uninstall(self) -> hooks_mod.HooksReport:

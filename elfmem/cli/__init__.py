@@ -41,6 +41,7 @@ def _register() -> None:
         hooks,
         index,
         inspect,
+        merging,
         mind,
         recall,
         review,
@@ -63,6 +64,7 @@ def _register() -> None:
         review,
         mind,
         demo,
+        merging,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
