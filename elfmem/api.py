@@ -58,8 +58,10 @@ from elfmem.rhythms.results import (
 )
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing import driver as merge_driver
 from elfmem.sharing import mode as mode_mod
 from elfmem.sharing import plaingit
+from elfmem.sharing.merging import MergingOperations, attach
 from elfmem.sharing.operations import SyncOperations
 from elfmem.store import Store
 
@@ -96,7 +98,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations, SyncOperations):
+class MemorySystem(IdentityOperations, MergingOperations, SyncOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
@@ -133,7 +135,7 @@ class MemorySystem(IdentityOperations, SyncOperations):
         plaingit.on_open(store)  # adopt a cloned memory ref, merge notes plain git fetched
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
-        return cls(Core(store, cfg, make_embedder(cfg.embeddings)))
+        return cls(attach(Core(store, cfg, make_embedder(cfg.embeddings))))
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
@@ -189,8 +191,9 @@ class MemorySystem(IdentityOperations, SyncOperations):
             self_text=self_text,
             template=template,
         )
+        merge_driver.register(core.store.root, attributes=False)
         plaingit.setup(store.repo)
-        return cls(core), result
+        return cls(attach(core)), result
 
     @staticmethod
     def templates() -> dict[str, str]:
@@ -511,6 +514,7 @@ class MemorySystem(IdentityOperations, SyncOperations):
     async def hooks_install(self) -> hooks_mod.HooksReport:
         """Install elfmem's git hooks where git looks for them, chaining any hook already there;
         also let plain ``git fetch`` bring the ledger into a remote-tracking notes ref."""
+        merge_driver.register(self.root)
         report = hooks_mod.install(self.root)
         plaingit.setup(self._core.store.repo)
         return report

@@ -41,6 +41,7 @@ def _register() -> None:
         hooks,
         index,
         inspect,
+        merging,
         mind,
         recall,
         review,
@@ -65,6 +66,7 @@ def _register() -> None:
         review,
         mind,
         demo,
+        merging,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

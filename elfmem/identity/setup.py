@@ -24,6 +24,8 @@ from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 
 GITATTRIBUTES_LINE = ".elfmem/memory/** text eol=lf"
+MERGE_ATTRIBUTES_LINE = ".elfmem/memory/** merge=elfmem"
+"""Memory files merge with elfmem's driver (``sharing/driver.py``) once the config names it."""
 
 
 @dataclass(frozen=True)
@@ -194,10 +196,12 @@ def _existing(core: Core, path: str) -> bytes | None:
 
 def _gitattributes(data: bytes) -> bytes | None:
     text = data.decode("utf-8", "replace")
-    if GITATTRIBUTES_LINE in text.splitlines():
+    missing = [x for x in (GITATTRIBUTES_LINE, MERGE_ATTRIBUTES_LINE) if x not in text.splitlines()]
+    if not missing:
         return None
     sep = "" if not text or text.endswith("\n") else "\n"
-    return f"{text}{sep}{GITATTRIBUTES_LINE}\n".encode()
+    added = "".join(f"{line}\n" for line in missing)
+    return f"{text}{sep}{added}".encode()
 
 
 def config_for(existing: ElfmemConfig | None, name: str | None) -> tuple[ElfmemConfig, bool]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,8 @@ class Core:
         self.last_recall_block_ids: list[str] = []
         self.staged_pairs: dict[str, set[tuple[str, str]]] = {}
         """Co-retrieval pairs already staged, per session: a pair counts once per session."""
+        self.before_sync: Callable[[Core], object] | None = None
+        """Run before each sync (the API sets the reconciliation check after a merge)."""
         self.warnings: dict[str, None] = {}
         """Every file problem a sync reported (file:line each), in order, once: what a command
         warns about (a conflicted or damaged bucket, a block id in two files)."""
@@ -104,6 +106,8 @@ class Core:
         needs only the committed blocks (to find duplicates), and the writer reads hand edits
         from disk itself.
         """
+        if self.before_sync is not None:
+            self.before_sync(self)
         model = self.embedder if vectors else None
         self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
         self._warn(self.last_sync)

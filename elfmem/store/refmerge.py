@@ -2,9 +2,10 @@
 
 Runs under the same write lock as every memory write, after the crash journal is settled, and
 moves the ref by compare-and-swap (libgit2 refuses a commit whose first parent is no longer the
-tip). The memory subtree is merged by ``treemerge.merge_memory``; other paths (the config,
-``.gitattributes``) take the side that changed them, ours when both did. The code branch and
-the working tree are never touched: in ref mode there is no working-tree copy of memory.
+tip). The trees are merged by ``treemerge.merge_memory`` (buckets by block id, then reconciled; a
+non-memory file both sides changed differently stops the merge with nothing written). The code
+branch and the working tree are never touched: in ref mode there is no working-tree copy of
+memory.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from elfmem.block.layout import MEMORY_DIR
 from elfmem.errors import ConflictError, RepoStateError
 from elfmem.store import faults
 from elfmem.store import repo as repo_mod
-from elfmem.store.objects import ObjectBatch
 from elfmem.store.recovery import Recovery
 from elfmem.store.treemerge import merge_memory
 
@@ -42,33 +41,6 @@ def _count(repo: pygit2.Repository, tip: str, hide: str | None) -> int:
     if hide is not None:
         walker.hide(hide)
     return sum(1 for _ in walker)
-
-
-def _sub(commit: pygit2.Commit | None) -> str | None:
-    tree = repo_mod.memory_tree(commit)
-    return str(tree.id) if tree is not None else None
-
-
-def _other_paths(
-    repo: pygit2.Repository, base: pygit2.Commit, theirs: pygit2.Commit, ours: pygit2.Commit
-) -> dict[tuple[str, ...], pygit2.Oid | None]:
-    """Files outside the memory subtree that only theirs changed since the base."""
-
-    def changed(a: pygit2.Commit, b: pygit2.Commit) -> dict[str, str | None]:
-        out: dict[str, str | None] = {}
-        for delta in a.tree.diff_to_tree(b.tree).deltas:
-            for path in {delta.old_file.path, delta.new_file.path}:
-                if not path.startswith(MEMORY_DIR + "/"):
-                    gone = delta.status == pygit2.enums.DeltaStatus.DELETED
-                    out[path] = None if gone else str(delta.new_file.id)
-        return out
-
-    mine = changed(base, ours)
-    return {
-        tuple(path.split("/")): (pygit2.Oid(hex=oid) if oid else None)
-        for path, oid in changed(base, theirs).items()
-        if path not in mine
-    }
 
 
 def merge_ref(repo: pygit2.Repository, theirs: str, agent: str, label: str) -> RefMerge:
@@ -114,14 +86,9 @@ def _attempt(repo: pygit2.Repository, ref: str, theirs: str, agent: str, label: 
         found.set_target(other.id, f"elfmem: fast-forward from {label}")
         return RefMerge("fast-forward", theirs, commits_in)
     base = repo.get(base_oid) if base_oid is not None else None
-    merged = merge_memory(repo, _sub(base), _sub(tip), _sub(other))
-    batch = ObjectBatch(repo)
-    changes: dict[tuple[str, ...], pygit2.Oid | None] = {}
-    if isinstance(base, pygit2.Commit):
-        changes.update(_other_paths(repo, base, other, tip))
-    changes[tuple(MEMORY_DIR.split("/"))] = pygit2.Oid(hex=merged.tree)
-    tree_oid = batch.edit(tip.tree, changes) or batch.tree([])
-    batch.store()
+    base_tree = str(base.tree.id) if isinstance(base, pygit2.Commit) else None
+    merged = merge_memory(repo, base_tree, str(tip.tree.id), str(other.tree.id))
+    tree_oid = pygit2.Oid(hex=merged.tree)
     author, committer = repo_mod.identities(repo, agent)
     now = int(time.time())
     sigs = (

@@ -183,12 +183,14 @@ class MemoryWriter:
         batch = ObjectBatch(self.repo)
         for relpath, edit in plan.files.items():
             text = edit.text if edit.text is not None else render_file(edit.blocks)
-            data = text.encode("utf-8") if edit.blocks else None
+            # An emptied bucket stays, as an empty file: were it deleted, a plain `git merge`
+            # with a side that wrote to it would stop at a modify/delete conflict, which git
+            # resolves without calling the merge driver (docs/merging.md).
+            data = text.encode("utf-8")
             blobs[relpath] = data
-            oid = batch.blob(data) if data is not None else None
-            if oid is not None:
-                remember_parsed(str(oid), edit.blocks)
-                parsed[relpath] = (str(oid), edit.blocks)
+            oid = batch.blob(data)
+            remember_parsed(str(oid), edit.blocks)
+            parsed[relpath] = (str(oid), edit.blocks)
             changes[tuple(f"{MEMORY_DIR}/{relpath}".split("/"))] = oid
         for path, raw in plan.raw.items():
             changes[tuple(path.split("/"))] = batch.blob(raw) if raw is not None else None

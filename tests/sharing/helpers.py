@@ -1,76 +1,93 @@
-"""Clones that share memory through a bare repository on local disk, with the real git binary."""
+"""Driving a memory the way a user does: elfmem through the API, git through the git binary."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from elfmem.api import MemorySystem
-from tests.conftest import arun, git
+from elfmem.block.layout import MEMORY_DIR
+from elfmem.block.parse import parse_partial
+from tests.conftest import arun
+
+T = TypeVar("T")
 
 
-def bare(tmp: Path, name: str = "remote.git") -> Path:
-    path = tmp / name
-    git(tmp, "init", "-q", "--bare", "-b", "main", str(path))
-    return path
-
-
-def clone(remote: Path, dest: Path) -> Path:
-    git(dest.parent, "clone", "-q", str(remote), str(dest))
-    return dest
-
-
-def project(tmp: Path, remote: Path, name: str = "a") -> Path:
-    """A user's project with one code commit, pushed to ``remote``."""
-    root = tmp / name
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "app.py").write_text("print('hi')\n")
-    git(root, "add", "app.py")
-    git(root, "commit", "-q", "-m", "code")
-    git(root, "remote", "add", "origin", str(remote))
-    git(root, "push", "-q", "-u", "origin", "main")
-    return root
-
-
-def opened(path: Path) -> MemorySystem:
-    return arun(MemorySystem.from_config(path))
-
-
-def remember(path: Path, *texts: str) -> list[str]:
-    async def go() -> list[str]:
-        system = await MemorySystem.from_config(path)
+def with_memory(repo: Path, action: Callable[[MemorySystem], Awaitable[T]]) -> T:
+    async def go() -> T:
+        system = await MemorySystem.from_config(repo)
         try:
-            return [(await system.remember(t)).block_id for t in texts]
+            return await action(system)
         finally:
             await system.close()
 
     return arun(go())
 
 
-def block_ids(path: Path) -> set[str]:
-    async def go() -> set[str]:
-        system = await MemorySystem.from_config(path)
-        try:
-            return {b.id for b in (await system.ls(status="all")).blocks}
-        finally:
-            await system.close()
-
-    return arun(go())
+def init(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.close())
 
 
-def folded(path: Path, ids: list[str]) -> dict[str, tuple[float, float]]:
-    """Each block's Beta evidence (alpha, beta) as this clone folds its ledger."""
+def remember(repo: Path, *texts: str) -> list[str]:
+    async def go(system: MemorySystem) -> list[str]:
+        return [(await system.remember(t)).block_id for t in texts]
 
-    async def go() -> dict[str, tuple[float, float]]:
-        system = await MemorySystem.from_config(path)
-        try:
-            states = system._core.ledger.folded_many(ids)
-            return {b: (round(s.alpha, 9), round(s.beta, 9)) for b, s in states.items()}
-        finally:
-            await system.close()
-
-    return arun(go())
+    return with_memory(repo, go)
 
 
-def rev(path: Path, ref: str) -> str:
-    return git(path, "rev-parse", ref).strip()
+def edit(repo: Path, block_id: str, text: str) -> None:
+    async def go(system: MemorySystem) -> None:
+        await system.edit(block_id, content=text)
+
+    with_memory(repo, go)
+
+
+def forget(repo: Path, block_id: str) -> None:
+    async def go(system: MemorySystem) -> None:
+        await system.forget(block_id)
+
+    with_memory(repo, go)
+
+
+def dream(repo: Path) -> None:
+    async def go(system: MemorySystem) -> None:
+        await system.dream(no_llm=True)
+
+    with_memory(repo, go)
+
+
+def listed(repo: Path) -> dict[str, str]:
+    """Block id → content of every block ``ls`` serves (any status)."""
+
+    async def go(system: MemorySystem) -> dict[str, str]:
+        out = {}
+        for status in ("inbox", "active", "archived"):
+            for block in (await system.ls(status=status)).blocks:
+                out[block.id] = block.content
+        return out
+
+    return with_memory(repo, go)
+
+
+def files_on_disk(repo: Path) -> dict[str, list[str]]:
+    """Memory-relative path → ids of every bucket file in the work tree; asserts each parses."""
+    out = {}
+    for path in sorted((repo / MEMORY_DIR).rglob("*.md")):
+        rel = str(path.relative_to(repo / MEMORY_DIR))
+        if rel == "self.md":
+            continue
+        data = path.read_bytes()
+        assert b"<<<<<<<" not in data and b">>>>>>>" not in data, rel
+        parsed = parse_partial(data, rel)
+        assert not parsed.problems, parsed.problems
+        out[rel] = [b.id for b in parsed.blocks]
+    return out
+
+
+def ids_once(repo: Path) -> set[str]:
+    """Every block id on disk, asserting none is in two files."""
+    seen: list[str] = [i for ids in files_on_disk(repo).values() for i in ids]
+    assert len(seen) == len(set(seen)), sorted(i for i in seen if seen.count(i) > 1)
+    return set(seen)

@@ -9,7 +9,7 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.errors import RepoStateError
 from tests.conftest import arun, git
-from tests.sharing.helpers import block_ids, folded, remember, rev
+from tests.sharing.clones import block_ids, folded, remember, rev
 
 
 def _init(root: Path, ref: str | None = None) -> None:

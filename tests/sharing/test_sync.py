@@ -14,7 +14,7 @@ from elfmem.errors import RemoteError
 from elfmem.sharing import sync as sync_mod
 from elfmem.store import transport
 from tests.conftest import arun, git
-from tests.sharing.helpers import bare, block_ids, clone, folded, project, remember, rev
+from tests.sharing.clones import bare, block_ids, clone, folded, project, remember, rev
 
 
 def _init(root: Path, ref: str | None = None) -> None:
