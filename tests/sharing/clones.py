@@ -59,14 +59,14 @@ def block_ids(path: Path) -> set[str]:
     return arun(go())
 
 
-def folded(path: Path, ids: list[str]) -> dict[str, tuple[float, float]]:
-    """Each block's Beta evidence (alpha, beta) as this clone folds its ledger."""
+def folded(path: Path, ids: list[str]) -> dict[str, tuple[float, float, int]]:
+    """Each block's Beta evidence (alpha, beta) and ledger event count as this clone folds it."""
 
-    async def go() -> dict[str, tuple[float, float]]:
+    async def go() -> dict[str, tuple[float, float, int]]:
         system = await MemorySystem.from_config(path)
         try:
             states = system._core.ledger.folded_many(ids)
-            return {b: (round(s.alpha, 9), round(s.beta, 9)) for b, s in states.items()}
+            return {b: (round(s.alpha, 9), round(s.beta, 9), s.events) for b, s in states.items()}
         finally:
             await system.close()
 
