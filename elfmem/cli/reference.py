@@ -44,6 +44,8 @@ from elfmem.rhythms.results import (
 from elfmem.rhythms.secretaudit import SecretAudit
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing.mode import ModeResult
+from elfmem.sharing.sync import SyncResult
 from elfmem.store import CommitInfo
 
 REGENERATE = "python -m elfmem.cli.reference > docs/cli.md"
@@ -83,6 +85,8 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "hooks install": (Shape(HooksReport),),
     "hooks uninstall": (Shape(HooksReport),),
     "hooks status": (Shape(HooksReport),),
+    "sync": (Shape(SyncResult),),
+    "mode": (Shape(ModeResult),),
     "review lookalikes": (Shape(LookalikesResult),),
     "review resolve": (Shape(ResolveResult),),
     "guide": (Shape(),),

@@ -42,6 +42,7 @@ READS |= {
 }  # fmt: skip
 DESTRUCTIVE |= {"elfmem_review_corpus", "elfmem_revert_amendment"}
 NOT_DESTRUCTIVE_WRITES = {"elfmem_remember", "elfmem_remember_many", "elfmem_edit", "elfmem_dream"}
+NOT_DESTRUCTIVE_WRITES |= {"elfmem_sync"}
 
 
 @pytest.fixture

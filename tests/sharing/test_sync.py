@@ -173,3 +173,20 @@ def test_sync_cli_reports_in_and_out_as_json(tmp_path: Path) -> None:
     out = CliRunner().invoke(cli, ["-C", str(b), "sync", "origin", "--json"])
     data = json.loads(out.output)
     assert data["memory_in"] == "fast-forward" and data["memory_commits_in"] >= 1
+
+
+def test_mcp_sync_tool_pushes_and_reports(tmp_path: Path) -> None:
+    from tests.mcp.test_server import connected, fails, ok
+
+    _, a, _ = _ref_pair(tmp_path)
+    remember(a, "Load tests run against the perf cluster.")
+
+    async def scenario() -> tuple[dict[str, object], dict[str, object]]:
+        async with connected(a) as client:
+            good = await ok(client, "elfmem_sync")
+            bad = await fails(client, "elfmem_sync", remote=str(tmp_path / "nowhere.git"))
+            return good, bad
+
+    good, bad = arun(scenario())
+    assert good["mode"] == "ref" and good["memory_commits_out"] == 1
+    assert "cannot reach" in str(bad["error"])
