@@ -1,7 +1,8 @@
 """Write latency: ``remember`` (commit + ledger event + working tree) at 1k/10k/100k blocks.
 
 Prints a table of p50/p95 per size, a batch of 1,000 in one commit, and the same single write in a
-repository that also holds 50k ordinary files (where rewriting git's own index dominates).
+repository that also holds 50k ordinary files (where rewriting git's own index dominates), on the
+checked-out branch and in ref mode (memory on refs/heads/elfmem: no working tree, no git index).
 
 A remember's index update waits for the next read or for the 32nd remember, which then pays for
 the gathered ones (docs/benchmarks.md, "Write latency"). So p50 does not show it; the last column
@@ -79,11 +80,17 @@ def make_repo(root: Path, ordinary_files: int) -> None:
         subprocess.run(["git", "commit", "-qm", "ordinary files"], cwd=root, check=True)
 
 
-async def fill_in_child(root: Path, blocks: int, ordinary_files: int) -> None:
+async def fill_in_child(root: Path, blocks: int, ordinary_files: int, ref: bool = False) -> None:
     """Fill in a separate process, so the measuring process is one that only opened the memory
     (as an agent's is), not one whose heap still holds the fill's objects."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--fill-only", str(blocks), str(ordinary_files), str(root)
+        sys.executable,
+        __file__,
+        "--fill-only",
+        str(blocks),
+        str(ordinary_files),
+        str(root),
+        "ref" if ref else "branch",
     )
     if await child.wait() != 0:
         raise SystemExit(f"filling {root} failed")
@@ -92,9 +99,9 @@ async def fill_in_child(root: Path, blocks: int, ordinary_files: int) -> None:
     os.sync()
 
 
-async def fill_only(blocks: int, ordinary_files: int, root: Path) -> None:
+async def fill_only(blocks: int, ordinary_files: int, root: Path, ref: bool = False) -> None:
     make_repo(root, ordinary_files)
-    system, _ = await MemorySystem.init(root)
+    system, _ = await MemorySystem.init(root, ref="elfmem" if ref else None)
     await fill(system, blocks)
     await system.close()
 
@@ -106,11 +113,12 @@ async def scenario(
     scratch: Path,
     ordinary_files: int = 0,
     keep: Path | None = None,
+    ref: bool = False,
 ) -> dict[str, object]:
     base = keep if keep is not None else Path(tempfile.mkdtemp(dir=scratch))
-    root = base / f"blocks-{blocks}-files-{ordinary_files}"
-    if not (keep is not None and (root / ".elfmem").exists()):
-        await fill_in_child(root, blocks, ordinary_files)
+    root = base / f"blocks-{blocks}-files-{ordinary_files}{'-ref' if ref else ''}"
+    if not (keep is not None and _filled(root, ref)):
+        await fill_in_child(root, blocks, ordinary_files, ref)
     system = await MemorySystem.from_config(root)
     await time_remembers(system, 5, "warm")
     await system.ls(limit=1)  # the warm-up's writes are indexed before the clock starts
@@ -127,6 +135,16 @@ async def scenario(
         "all_in": (t2 - t0) * 1000 / samples,
         "close": (t2 - t1) * 1000,
     }
+
+
+def _filled(root: Path, ref: bool) -> bool:
+    if not ref:
+        return (root / ".elfmem").exists()
+    found = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "-q", "--verify", "refs/heads/elfmem"],
+        capture_output=True,
+    )
+    return found.returncode == 0
 
 
 async def batch_scenario(n: int, scratch: Path, runs: int = 5) -> dict[str, object]:
@@ -222,6 +240,10 @@ async def timed_runs(args: argparse.Namespace, scratch: Path) -> list[dict[str, 
     if args.big_repo:
         label = f"remember at 1,000 blocks, repo with {args.big_repo:,} files"
         rows.append(await scenario(label, 1000, args.samples, scratch, args.big_repo, args.keep))
+        label = "  the same in ref mode (memory on refs/heads/elfmem)"
+        rows.append(
+            await scenario(label, 1000, args.samples, scratch, args.big_repo, args.keep, ref=True)
+        )
         rows.append(git_reference(args.big_repo))
     return rows
 
@@ -233,10 +255,11 @@ async def main() -> None:
     ap.add_argument("--big-repo", type=int, default=50_000)
     ap.add_argument("--keep", type=Path, default=None)
     hidden = argparse.SUPPRESS
-    ap.add_argument("--fill-only", nargs=3, metavar=("BLOCKS", "FILES", "DIR"), help=hidden)
+    ap.add_argument("--fill-only", nargs=4, metavar=("BLOCKS", "FILES", "DIR", "MODE"), help=hidden)
     args = ap.parse_args()
     if args.fill_only:
-        await fill_only(int(args.fill_only[0]), int(args.fill_only[1]), Path(args.fill_only[2]))
+        blocks, files, where, mode = args.fill_only
+        await fill_only(int(blocks), int(files), Path(where), mode == "ref")
         return
     # Every fresh memory stays on disk until the last row is timed: see ``timed_runs``.
     with tempfile.TemporaryDirectory(prefix="elfmem-write-bench-") as tmp:

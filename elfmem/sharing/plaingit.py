@@ -3,9 +3,9 @@
 - ``setup``: the fetch refspecs (notes, and the memory ref in ref mode) into remote-tracking
   refs; run by ``init``, ``hooks install`` and ``sync``.
 - ``on_open``: every elfmem command starts here. A fresh clone of a ref-mode memory adopts its
-  memory ref; a clone that has memory but no notes refspec yet gets one and fetches the ledger
-  once (a plain ``git clone`` fetches branches only); and tracking notes that moved since the
-  last look are merged in. The check is a small file read and one ref lookup per remote.
+  memory ref; a clone that has memory but no notes refspec yet gets one (and the merge driver's
+  config, which a clone does not copy) and fetches the ledger once (a plain ``git clone`` fetches
+  branches only); and tracking notes that moved since the last look are merged in. The check is a small file read and one ref lookup per remote.
 - ``pre_push``: the ledger rides along with the user's own ``git push``: flushed, merged with
   the remote's, pushed without force. It never blocks or fails that push.
 """
@@ -19,6 +19,7 @@ import pygit2
 
 from elfmem.errors import ElfmemError
 from elfmem.rhythms.results import Result
+from elfmem.sharing import driver as merge_driver
 from elfmem.store import Store, transport
 from elfmem.store import repo as repo_mod
 from elfmem.store.notes import NOTES_REF
@@ -61,8 +62,10 @@ def on_open(store: Store) -> Absorbed:
         adopt_remote_memory(repo)
         if not _has_memory(store) or not list(repo.remotes):
             return Absorbed()
-        if not configured(repo):
+        if not configured(repo):  # the first elfmem command in this clone
             configure(repo)
+            if store.workdir is not None:  # plain git pull merges buckets by block id
+                merge_driver.register(store.workdir, attributes=False)
             _first_fetch(repo)
         return absorb(store)
     except (ElfmemError, OSError, pygit2.GitError, ValueError):

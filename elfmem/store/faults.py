@@ -25,6 +25,10 @@ POINTS: dict[str, str] = {
     "notes.objects": "ledger note objects stored; refs/notes/elfmem not moved",
     "notes.ref-lock": "inside the notes ref update: refs/notes/elfmem.lock exists, the ref is old",
     "notes.ref": "refs/notes/elfmem moved",
+    "notes-merge.objects": "sync's union merge of the notes stored as a commit; ref not moved",
+    "notes-merge.ref": "the notes merge checked the ref is unchanged and is about to move it",
+    "sync.merge-planned": "ref mode: the merged memory tree stored; the memory ref not moved",
+    "sync.merge-ref": "ref mode: the memory ref moved to the merge commit",
 }
 
 

@@ -39,6 +39,8 @@ CASES = [(op, point) for op in BRANCH_OPS for point in BRANCH_POINTS] + [
     ("outcome", "notes.ref"),
     ("remember", "notes.ref-lock"),  # the spool flush at close, after the acknowledgement
     ("remember", "notes.ref"),  # reached after the acknowledgement, by close's spool flush
+    ("sync", "notes-merge.objects"),  # sharing: the union merge of diverged notes
+    ("sync", "notes-merge.ref"),
 ]
 
 

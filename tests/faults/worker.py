@@ -47,6 +47,8 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
         await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
     elif op == "mind":  # a write path added later (identity): the same writer, the same points
         await system.mind_create("ops-team", "The ops team answers pages within ten minutes")
+    elif op == "sync":  # sharing: the union merge of diverged notes, then a push
+        await system.sync("origin")
     else:
         raise ValueError(op)
 
@@ -76,6 +78,10 @@ def _child(root: Path, op: str, point: str, ids: list[str]) -> None:
 def _start(base: Path, case: dict[str, Any], ids: list[str]) -> int:
     where = Path(case["dir"])
     shutil.copytree(base, where / "a", symlinks=True)
+    # Each case pushes to its own copy of the remote, so cases running side by side never meet.
+    shutil.copytree(base.parent / "remote.git", where / "remote.git", symlinks=True)
+    git = ["git", "-C", str(where / "a")]
+    subprocess.run([*git, "remote", "set-url", "origin", str(where / "remote.git")], check=True)
     pid = os.fork()
     if pid == 0:
         code = 0
@@ -134,9 +140,31 @@ async def prepare(base: Path) -> list[str]:
     await system.outcome([ids[2]], 0.0, weight=4.0, source="drill")  # refuted: curate archives it
     await system.recall("warm up")
     await system.close()
+    await _diverge_notes(base, ids)
     # Packed, the repository copies in a few files instead of hundreds of loose objects.
     subprocess.run([*git, "gc", "-q"], check=True)
     return ids
+
+
+async def _diverge_notes(base: Path, ids: list[str]) -> None:
+    """A remote (a bare clone) whose ledger gained an outcome another clone recorded, while the
+    base recorded one of its own: ``sync`` then makes a two-parent notes merge and pushes it."""
+    remote, other = base.parent / "remote.git", base.parent / "other"
+    subprocess.run(["git", "clone", "-q", "--bare", str(base), str(remote)], check=True)
+    subprocess.run(["git", "-C", str(base), "remote", "add", "origin", str(remote)], check=True)
+    subprocess.run(
+        ["git", "-C", str(base), "push", "-q", "origin", "refs/notes/elfmem"], check=True
+    )
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    system = await MemorySystem.from_config(other)  # fetches the ledger once, as a clone does
+    await system.outcome([ids[0]], 1.0, source="other clone")
+    await system.close()
+    subprocess.run(
+        ["git", "-C", str(other), "push", "-q", "origin", "refs/notes/elfmem"], check=True
+    )
+    system = await MemorySystem.from_config(base)  # configures the notes refspec, in step
+    await system.outcome([ids[1]], 1.0, source="drill")
+    await system.close()
 
 
 if __name__ == "__main__":
