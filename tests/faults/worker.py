@@ -155,6 +155,7 @@ async def _diverge_notes(base: Path, ids: list[str]) -> None:
     subprocess.run(
         ["git", "-C", str(base), "push", "-q", "origin", "refs/notes/elfmem"], check=True
     )
+    await (await MemorySystem.from_config(base)).close()  # its notes refspec, in step now
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
     system = await MemorySystem.from_config(other)  # fetches the ledger once, as a clone does
     await system.outcome([ids[0]], 1.0, source="other clone")
@@ -162,7 +163,7 @@ async def _diverge_notes(base: Path, ids: list[str]) -> None:
     subprocess.run(
         ["git", "-C", str(other), "push", "-q", "origin", "refs/notes/elfmem"], check=True
     )
-    system = await MemorySystem.from_config(base)  # configures the notes refspec, in step
+    system = await MemorySystem.from_config(base)  # fetches nothing: the remote moved unseen
     await system.outcome([ids[1]], 1.0, source="drill")
     await system.close()
 
