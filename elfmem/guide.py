@@ -313,6 +313,13 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "ReindexResult",
         "-",
     ),
+    "reconcile": (
+        "After a merge, rebase or cherry-pick: one block per id.",
+        "the hooks and the next command run it",
+        "parses every bucket",
+        "ReconcileResult",
+        "elfmem undo",
+    ),
     "flush_ledger": (
         "Before push: write spooled events to notes.",
         "-",

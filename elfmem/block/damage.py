@@ -31,7 +31,10 @@ def conflict_recovery(path: str) -> str:
         "only added blocks, deleting those lines keeps both), then `git add` it, commit, and run "
         f"`elfmem index check`. To take one side whole instead: `git checkout --theirs -- {path}` "
         f"(or `--ours`) during the merge; once it is committed, `git checkout HEAD^2 -- {path}` "
-        "(or `HEAD^1`) and commit."
+        "(or `HEAD^1`) and commit. Or let elfmem merge it by block id: run `elfmem hooks "
+        "install` (it registers the merge driver), then redo the merge (`git merge --abort` "
+        "while it is in progress, `git reset --keep HEAD^` once it is committed, then the same "
+        "`git merge` or `git pull`), or run `elfmem sync`."
     )
 
 
@@ -50,7 +53,9 @@ class Conflict:
         ids = ", ".join(self.block_ids) or "none"
         return BlockFormatError(
             f"unresolved git conflict (lines {self.open + 1}-{self.close + 1}); the blocks "
-            f"inside it are not served and the file cannot be written (ids: {ids})",
+            f"inside it are not served and the file cannot be written (ids: {ids}); to have "
+            "it merged by block id, redo the merge with elfmem's driver (`elfmem hooks "
+            "install`, then merge again) or run `elfmem sync`",
             path,
             self.open + 1,
             conflict_recovery(path),

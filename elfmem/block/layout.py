@@ -17,6 +17,9 @@ BUCKET_LIMIT = 250
 STATUS_DIRS: dict[str, str] = {"inbox": "log", "active": "notes", "archived": "archive"}
 DIR_STATUS: dict[str, str] = {v: k for k, v in STATUS_DIRS.items()}
 SELF_FILE = "self.md"
+MERGE_ATTRIBUTES_LINE = ".elfmem/memory/** merge=elfmem"
+"""The ``.gitattributes`` line that has git merge memory files with elfmem's driver
+(``sharing/driver.py``) once the repository's config names it."""
 
 _BUCKET_RE = re.compile(
     r"^(?P<dir>log|notes|archive)/(?P<cls>[a-z0-9][a-z0-9_-]*)/(?P<month>\d{4}-\d{2})(?:-(?P<n>\d+))?\.md$"

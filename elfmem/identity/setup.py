@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from elfmem.block import secrets
-from elfmem.block.layout import MEMORY_DIR, STATUS_DIRS, month_of
+from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, STATUS_DIRS, month_of
 from elfmem.block.model import Block, refuse_control
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
 from elfmem.errors import InvalidInput
@@ -24,8 +24,6 @@ from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 
 GITATTRIBUTES_LINE = ".elfmem/memory/** text eol=lf"
-MERGE_ATTRIBUTES_LINE = ".elfmem/memory/** merge=elfmem"
-"""Memory files merge with elfmem's driver (``sharing/driver.py``) once the config names it."""
 
 
 @dataclass(frozen=True)

@@ -416,7 +416,7 @@ SHARING: tuple[ToolSpec, ...] = (
         "Share memory with other clones through a git remote: fetch, merge and push (never "
         "forced). Ref mode carries the memory ref and the ledger notes; branch mode carries "
         "the notes only (the memory files travel with the user's own git pull/push). Reports "
-        "what came in and went out. Example: {} or {\"remote\": \"origin\"}",
+        'what came in and went out. Example: {} or {"remote": "origin"}',
         (Param("remote", str | None, "A remote name, URL or path (default: origin)."),),
     ),
 )

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pygit2
 
-from elfmem.block.layout import MEMORY_DIR, parse_bucket_path
+from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, parse_bucket_path
 from elfmem.block.merge import merge_bucket
 from elfmem.errors import BlockFormatError
-from elfmem.identity.setup import MERGE_ATTRIBUTES_LINE
 from elfmem.rhythms.results import Result
 from elfmem.rhythms.staged import run_git
 
@@ -36,9 +35,10 @@ DRIVER_NAME = "elfmem: merge memory buckets by block id"
 
 
 def driver_command(python: str | None = None) -> str:
-    """What git runs: this interpreter, elfmem's CLI module, and git's placeholders."""
+    """What git runs: this interpreter, this module, and git's placeholders. The same as
+    ``git elfmem merge-driver %O %A %B %P``, without loading the whole CLI for every file."""
     exe = shlex.quote(python or sys.executable or "python3")
-    return f"{exe} -m elfmem.cli merge-driver %O %A %B %P"
+    return f"{exe} -m elfmem.sharing.driver %O %A %B %P"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,3 +133,18 @@ def _text_merge(base: Path, ours: Path, theirs: Path, path: str) -> int:
         capture_output=True,
     )
     return 0 if proc.returncode == 0 else 1
+
+
+def main(argv: list[str]) -> int:
+    """``python -m elfmem.sharing.driver BASE OURS THEIRS PATH``: what the config runs."""
+    if len(argv) != 4:
+        sys.stderr.write("usage: python -m elfmem.sharing.driver BASE OURS THEIRS PATH\n")
+        return 2
+    result = run_driver(Path(argv[0]), Path(argv[1]), Path(argv[2]), argv[3])
+    for event in result.events:
+        sys.stderr.write(f"elfmem: {event}\n")
+    return result.status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -4,8 +4,9 @@
   refs; run by ``init``, ``hooks install`` and ``sync``.
 - ``on_open``: every elfmem command starts here. A fresh clone of a ref-mode memory adopts its
   memory ref; a clone that has memory but no notes refspec yet gets one (and the merge driver's
-  config, which a clone does not copy) and fetches the ledger once (a plain ``git clone`` fetches
-  branches only); and tracking notes that moved since the last look are merged in. The check is a small file read and one ref lookup per remote.
+  config, which a clone does not copy) and fetches the ledger once (a plain ``git clone``
+  fetches branches only); and tracking notes that moved since the last look are merged in. The
+  check is a small file read and one ref lookup per remote.
 - ``pre_push``: the ledger rides along with the user's own ``git push``: flushed, merged with
   the remote's, pushed without force. It never blocks or fails that push.
 """

@@ -49,6 +49,8 @@ def _conflicted(repo: Path) -> tuple[Path, dict[str, str]]:
     ids["theirs"] = _remember(repo, THEIRS)
     git(repo, "checkout", "-q", "main")
     ids["ours"] = _remember(repo, OURS)
+    # A merge made without elfmem's merge driver (a clone that never registered it).
+    git(repo, "config", "--remove-section", "merge.elfmem")
     git(repo, "merge", "-q", "other", check=False)
     git(repo, "commit", "-q", "-a", "-m", "merge, markers and all")
     [bucket] = (repo / ".elfmem" / "memory" / "notes" / "knowledge").glob("*.md")

@@ -49,8 +49,23 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
         await system.mind_create("ops-team", "The ops team answers pages within ten minutes")
     elif op == "sync":  # sharing: the union merge of diverged notes, then a push
         await system.sync("origin")
+    elif op == "reconcile":  # a block copied into a second file by plain git, then resolved
+        _copy_into_second_file(system, ids[0])
+        await system.reconcile(after_merge=False)
     else:
         raise ValueError(op)
+
+
+def _copy_into_second_file(system: MemorySystem, block_id: str) -> None:
+    from elfmem.block.model import Block
+    from elfmem.block.render import render_file
+
+    copy = Block(id=block_id, content="The pager rota changes on Wednesdays")
+    path = system.root / ".elfmem/memory/archive/knowledge/1999-01.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_file([copy]))
+    subprocess.run(["git", "-C", str(system.root), "add", str(path)], check=True)
+    subprocess.run(["git", "-C", str(system.root), "commit", "-q", "-m", "copy"], check=True)
 
 
 def _tip(root: Path, ref: str) -> str:

@@ -125,7 +125,10 @@ def test_reconcile_without_a_base_keeps_every_version() -> None:
 
 def test_reconcile_lays_out_an_overflowing_bucket_chain_again() -> None:
     blocks = [blk(n, f"block {n}") for n in range(1, 302)]
-    files = {"notes/knowledge/2026-01.md": blocks[:280], "notes/knowledge/2026-01-2.md": blocks[280:]}
+    files = {
+        "notes/knowledge/2026-01.md": blocks[:280],
+        "notes/knowledge/2026-01-2.md": blocks[280:],
+    }
     result = reconcile(files)
     sizes = {p: len(bs) for p, bs in result.files.items()}
     assert sizes == {"notes/knowledge/2026-01.md": 250, "notes/knowledge/2026-01-2.md": 51}

@@ -34,7 +34,7 @@ def _fork(repo: Path) -> list[str]:
 def test_init_registers_the_driver_in_config_and_gitattributes(repo: Path) -> None:
     init(repo)
     assert "merge.elfmem.driver" in git(repo, "config", "--get-regexp", "merge")
-    assert "-m elfmem.cli merge-driver %O %A %B %P" in git(repo, "config", "merge.elfmem.driver")
+    assert "-m elfmem.sharing.driver %O %A %B %P" in git(repo, "config", "merge.elfmem.driver")
     attr = git(repo, "check-attr", "merge", f"{MEMORY_DIR}/log/knowledge/2026-01.md")
     assert attr.strip().endswith("merge: elfmem")
 
@@ -132,3 +132,15 @@ def test_a_file_that_is_not_a_bucket_gets_git_text_merge(repo: Path) -> None:
     git(repo, "commit", "-q", "-am", "ours")
     git(repo, "merge", "-q", "--no-edit", "other", check=False)
     assert "<<<<<<<" in self_md.read_text()  # a person decides the constitution
+
+
+def test_with_hooks_installed_the_post_merge_hook_reconciles_at_once(repo: Path) -> None:
+    base = _fork(repo)
+    with_memory(repo, lambda s: s.hooks_install())
+    edit(repo, base[0], "The build server is ci-7")
+    git(repo, "checkout", "-q", "main")
+    dream(repo)
+    git(repo, "merge", "-q", "--no-edit", "other")
+    assert "Elfmem-Op: reconcile" in git(repo, "log", "-1", "--format=%B")  # no elfmem command
+    assert git(repo, "status", "--porcelain") == ""
+    assert base[0] in ids_once(repo)
