@@ -58,11 +58,14 @@ from elfmem.rhythms.results import (
 )
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing.backup import adopt_origin_notes
+from elfmem.sharing.operations import ArchiveOperations
 from elfmem.store import Store
 
 READS = (
     *("ls", "inbox", "show", "block_history", "ledger", "history", "frame", "recall", "status"),
     *("index_check", "index_status", "index_parity", "doctor_frames", "doctor", "visualise"),
+    *("rescue", "migrate_status", "migrate_plan"),
 )
 """Methods that only read the memory: safe to run again after the index heals."""
 
@@ -93,7 +96,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations):
+class MemorySystem(IdentityOperations, ArchiveOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
@@ -129,7 +132,9 @@ class MemorySystem(IdentityOperations):
         store = Store.open(Path(path) if path else None, "elf")
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
-        return cls(Core(store, cfg, make_embedder(cfg.embeddings)))
+        core = Core(store, cfg, make_embedder(cfg.embeddings))
+        adopt_origin_notes(core)  # a clone of a backup bundle: its ledger comes in here
+        return cls(core)
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
