@@ -35,6 +35,7 @@ def cli(ctx: click.Context, path: str | None, debug: bool) -> None:
 def _register() -> None:
     from elfmem.cli import (
         adaptive,
+        archive,
         capture,
         demo,
         guide,
@@ -63,6 +64,7 @@ def _register() -> None:
         review,
         mind,
         demo,
+        archive,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from elfmem.errors import InvalidInput, NotFound
 
@@ -123,7 +124,10 @@ def _read(conn: sqlite3.Connection, db_path: Path) -> UpstreamMemory:
             )
     blocks = []
     for row in conn.execute("SELECT * FROM blocks ORDER BY created_at, id"):
-        get = (lambda name, r=row: r[name] if name in cols else None)  # noqa: E731
+
+        def get(name: str, r: sqlite3.Row = row) -> Any:
+            return r[name] if name in cols else None
+
         blocks.append(
             UpstreamBlock(
                 id=row["id"],

@@ -81,8 +81,12 @@ class RescueResult(Result):
         return f"{self.note}\n\n{self.doctor.summary}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "note": self.note, "doctor": self.doctor.to_dict(),
-                "summary": self.summary}
+        return {
+            "ok": self.ok,
+            "note": self.note,
+            "doctor": self.doctor.to_dict(),
+            "summary": self.summary,
+        }
 
 
 def backup(core: Core, target: Path) -> BackupResult:
@@ -122,7 +126,9 @@ def restore(source: Path, target: Path | None = None) -> RestoreResult:
         adopt_bundle_notes(store.repo)
         head = store.branch
         commit = store.resolve(head)
-        return RestoreResult(str(dest), str(source), head, str(commit.id), store.ledger.tip())
+        return RestoreResult(
+            str(dest.resolve()), str(source), head, str(commit.id), store.ledger.tip()
+        )
     finally:
         store.close()
 
@@ -137,6 +143,4 @@ def adopt_origin_notes(core: Core) -> None:
 
 
 def rescue(core: Core) -> RescueResult:
-    return RescueResult(
-        RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core)
-    )
+    return RescueResult(RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core))

@@ -72,16 +72,22 @@ class MigrateResult(Result):
             head = f"migrated to format {self.format_version} in {(self.commit_id or '')[:12]}"
             lines = [head + " (undo with `elfmem undo`)"]
         elif not self.steps:
-            lines = [f"format {self.format_version}: up to date (index schema "
-                     f"v{self.index_schema}, migrates itself on open)"]
+            lines = [
+                f"format {self.format_version}: up to date (index schema "
+                f"v{self.index_schema}, migrates itself on open)"
+            ]
         else:
-            lines = [f"format {self.format_version}, this elfmem writes format "
-                     f"{self.code_version}: {len(self.steps)} step(s) pending"]
+            lines = [
+                f"format {self.format_version}, this elfmem writes format "
+                f"{self.code_version}: {len(self.steps)} step(s) pending"
+            ]
         for step in self.steps:
-            lines.append(f"- {step.name} ({step.from_version} -> {step.to_version}): "
-                         f"{step.description}")
-            lines += [f"    {c['action']:<7} {c['path']} ({c['blocks']} blocks)"
-                      for c in step.changes]
+            lines.append(
+                f"- {step.name} ({step.from_version} -> {step.to_version}): {step.description}"
+            )
+            lines += [
+                f"    {c['action']:<7} {c['path']} ({c['blocks']} blocks)" for c in step.changes
+            ]
         if self.pending:
             lines.append("Apply with `elfmem migrate apply` (one commit; `elfmem undo` reverts).")
         lines += self.notes
@@ -127,9 +133,15 @@ def _upstream_plan(view: MemoryView, present: set[str]) -> tuple[Plan, list[dict
         # Upstream names the category by the file, not in the block's frontmatter.
         blocks = tuple(b.with_changes(cls=cls) for b in view.read(relpath))
         before = view.text(relpath).encode("utf-8")
-        changes.append({"path": f"{MEMORY_DIR}/{relpath}", "action": "delete",
-                        "blocks": len(blocks), "sha256_before": _sha(before),
-                        "sha256_after": ""})
+        changes.append(
+            {
+                "path": f"{MEMORY_DIR}/{relpath}",
+                "action": "delete",
+                "blocks": len(blocks),
+                "sha256_before": _sha(before),
+                "sha256_after": "",
+            }
+        )
         plan.files[relpath] = FileEdit(())
         for block in blocks:
             if block.id in present:
@@ -138,13 +150,18 @@ def _upstream_plan(view: MemoryView, present: set[str]) -> tuple[Plan, list[dict
             target = view.append_target(status, block.cls, month_of(block.created))
             moved.setdefault(target, list(view.read(target))).append(block)
             plan.block_ids.append(block.id)
-    for target, blocks in sorted(moved.items()):
-        text = "\n".join(render_block(b) for b in blocks)
-        plan.files[target] = FileEdit(tuple(blocks), text)
-        changes.append({"path": f"{MEMORY_DIR}/{target}", "action": "write",
-                        "blocks": len(blocks), "sha256_before": _sha(view.text(target).encode()
-                                                                     if view.text(target) else None),
-                        "sha256_after": _sha(text.encode("utf-8"))})
+    for target, kept in sorted(moved.items()):
+        text = "\n".join(render_block(b) for b in kept)
+        plan.files[target] = FileEdit(tuple(kept), text)
+        changes.append(
+            {
+                "path": f"{MEMORY_DIR}/{target}",
+                "action": "write",
+                "blocks": len(kept),
+                "sha256_before": _sha(view.text(target).encode() if view.text(target) else None),
+                "sha256_after": _sha(text.encode("utf-8")),
+            }
+        )
     return plan, changes
 
 
@@ -169,10 +186,19 @@ def _status(core: Core) -> tuple[int, list[Step], list[str]]:
     flat = _flat_files(view)
     if flat:
         _, changes = _upstream_plan(view, _present(core))
-        steps.append(Step("upstream-layout", 0, 1,
-                          "move upstream elfmem's flat files into month buckets", changes))
-        notes.append("Upstream's confidence, outcomes and learned edges live in its database: "
-                     "bring them with `elfmem import --from-upstream PATH`.")
+        steps.append(
+            Step(
+                "upstream-layout",
+                0,
+                1,
+                "move upstream elfmem's flat files into month buckets",
+                changes,
+            )
+        )
+        notes.append(
+            "Upstream's confidence, outcomes and learned edges live in its database: "
+            "bring them with `elfmem import --from-upstream PATH`."
+        )
     return (0 if flat else version), steps, notes
 
 
@@ -217,5 +243,6 @@ def apply(core: Core) -> MigrateResult:
     result = core.store.write(build, core.after_write)
     if result is None:
         return MigrateResult(FORMAT_VERSION, FORMAT_VERSION, _schema(core), [], notes=notes)
-    return MigrateResult(FORMAT_VERSION, FORMAT_VERSION, _schema(core), steps, True,
-                         result.commit_id, notes)
+    return MigrateResult(
+        FORMAT_VERSION, FORMAT_VERSION, _schema(core), steps, True, result.commit_id, notes
+    )

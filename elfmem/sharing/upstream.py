@@ -1,4 +1,4 @@
-"""Switching from upstream elfmem (PyPI ``elfmem`` 0.20): its SQLite memory as our blocks and ledger.
+"""Switching from upstream elfmem (PyPI `elfmem` 0.20): its SQLite memory as our blocks and ledger.
 
 Every block keeps its id, so references to it (in prompts, notes, other tools) stay valid. What a
 block declares (content, category, cue, tags, pinned, and the six typed links) goes into the
@@ -68,9 +68,10 @@ class UpstreamImportResult(Result):
         if self.already_present:
             parts.append(f"{len(self.already_present)} already here")
         if self.skipped:
-            parts.append(f"{len(self.skipped)} skipped: " + "; ".join(
-                f"{s['id']}: {s['reason']}" for s in self.skipped[:5]
-            ))
+            parts.append(
+                f"{len(self.skipped)} skipped: "
+                + "; ".join(f"{s['id']}: {s['reason']}" for s in self.skipped[:5])
+            )
         return ", ".join(parts)
 
 
@@ -97,7 +98,7 @@ def find_database(path: Path) -> Path:
             "Pass the database file itself: `elfmem import-upstream PATH/TO/agent.db`.",
         )
     db = Path(raw).expanduser()
-    for candidate in ([db] if db.is_absolute() else [path / db, Path.cwd() / db]):
+    for candidate in [db] if db.is_absolute() else [path / db, Path.cwd() / db]:
         if candidate.is_file():
             return candidate
     raise NotFound(
@@ -189,15 +190,25 @@ def _events(
     for up in memory.blocks:
         if up.id not in ids:
             continue
-        events = [core.event("birth", up.id, cls=classes[up.id], created=_created(up.created),
-                             **stamp)]
+        events = [
+            core.event("birth", up.id, cls=classes[up.id], created=_created(up.created), **stamp)
+        ]
         alpha = up.alpha - sum(o.weight * o.signal for o in up.outcomes)
         beta = up.beta - sum(o.weight * (1 - o.signal) for o in up.outcomes)
         if alpha > 0 and beta > 0 and (round(alpha, 9), round(beta, 9)) != (0.5, 0.5):
             events.append(core.event("prior", up.id, alpha=alpha, beta=beta, **stamp))
         for o in up.outcomes:
-            events.append(core.event("outcome", up.id, ts=_ts(o.created), signal=o.signal,
-                                     weight=o.weight, source=o.source, **stamp))
+            events.append(
+                core.event(
+                    "outcome",
+                    up.id,
+                    ts=_ts(o.created),
+                    signal=o.signal,
+                    weight=o.weight,
+                    source=o.source,
+                    **stamp,
+                )
+            )
         lines[up.id] = events
     learned = 0
     for e in memory.edges:
@@ -206,8 +217,11 @@ def _events(
         source = EDGE_SOURCES.get(e.origin, "related")
         relation = "related" if source == "related" else e.relation
         for a, b in ((e.from_id, e.to_id), (e.to_id, e.from_id)):
-            lines[a].append(core.event("edge", a, target=b, relation=relation, weight=e.weight,
-                                       source=source, **stamp))
+            lines[a].append(
+                core.event(
+                    "edge", a, target=b, relation=relation, weight=e.weight, source=source, **stamp
+                )
+            )
         learned += 1
     return lines, learned
 
@@ -222,7 +236,9 @@ def _ts(raw: str) -> str | None:
     return when.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def import_upstream(core: Core, path: Path, progress: Progress | None = None) -> UpstreamImportResult:
+def import_upstream(
+    core: Core, path: Path, progress: Progress | None = None
+) -> UpstreamImportResult:
     report = progress or silent
     db_path = find_database(path)
     memory = read_upstream(db_path)

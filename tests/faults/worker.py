@@ -20,6 +20,16 @@ from typing import Any
 from elfmem.api import MemorySystem
 from elfmem.store import faults
 
+UPSTREAM = Path(__file__).resolve().parents[1] / "sharing" / "fixtures" / "upstream" / "project"
+
+
+def _commit_upstream_files(root: Path) -> None:
+    """Upstream's flat memory files, committed by plain git: what ``migrate`` then moves."""
+    dest = root / ".elfmem" / "memory" / "notes" / "knowledge.md"
+    shutil.copy(UPSTREAM / ".elfmem" / "memory" / "notes" / "knowledge.md", dest)
+    subprocess.run(["git", "-C", str(root), "add", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", "upstream files"], check=True)
+
 
 async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
     if op == "remember":
@@ -47,6 +57,11 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
         await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
     elif op == "mind":  # a write path added later (identity): the same writer, the same points
         await system.mind_create("ops-team", "The ops team answers pages within ten minutes")
+    elif op == "import":
+        await system.import_upstream(UPSTREAM)
+    elif op == "migrate":
+        _commit_upstream_files(system.root)
+        await system.migrate_apply()
     else:
         raise ValueError(op)
 

@@ -1,4 +1,4 @@
-"""Backup as a git bundle; restore by ``elfmem restore`` or by plain ``git clone`` + first command."""
+"""Backup as a git bundle; restore by `elfmem restore`, or by `git clone` and a first command."""
 
 from __future__ import annotations
 
@@ -75,9 +75,7 @@ def test_restore_brings_back_blocks_recall_and_ledger(memory: Path, tmp_path: Pa
     assert any(alpha > 0.5 for alpha, *_ in after["ledger"].values())  # outcomes came across
 
 
-def test_plain_git_clone_gets_the_ledger_at_the_first_command(
-    memory: Path, tmp_path: Path
-) -> None:
+def test_plain_git_clone_gets_the_ledger_at_the_first_command(memory: Path, tmp_path: Path) -> None:
     before = _snapshot(memory)
     bundle = tmp_path / "memory.bundle"
     arun(_backup(memory, bundle))

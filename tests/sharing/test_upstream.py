@@ -19,7 +19,9 @@ from elfmem.errors import NotFound
 from tests.conftest import arun, git
 
 FIXTURE = Path(__file__).parent / "fixtures" / "upstream"
-UPSTREAM_PYTHON = Path(os.environ.get("ELFMEM_UPSTREAM_PYTHON", "/work/wt/upstream-venv/bin/python"))
+UPSTREAM_PYTHON = Path(
+    os.environ.get("ELFMEM_UPSTREAM_PYTHON", "/work/wt/upstream-venv/bin/python")
+)
 SCRIPT = Path(__file__).parents[2] / "scripts" / "make_upstream_fixture.py"
 STATUS = {"inbox": "inbox", "active": "active", "archived": "archived"}
 
@@ -143,8 +145,13 @@ def test_a_fresh_memory_from_the_upstream_package_imports(memory: Path, tmp_path
         )
     out = tmp_path / "fresh"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    subprocess.run([str(UPSTREAM_PYTHON), str(SCRIPT), str(out)], check=True, cwd=tmp_path,
-                   env=env, capture_output=True)
+    subprocess.run(
+        [str(UPSTREAM_PYTHON), str(SCRIPT), str(out)],
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+    )
     expected = _expected(out)
     result = arun(_import(memory, out / "project"))
     assert sorted(result.imported) == sorted(b["id"] for b in expected["blocks"])
