@@ -99,7 +99,7 @@ def backup(core: Core, target: Path) -> BackupResult:
             "Create it first, or write the backup somewhere else.",
         )
     core.store.flush_spool()
-    info = write_backup(core.store.repo, target)
+    info = write_backup(core.store.repo, target, core.store.branch)
     return BackupResult(info.path, info.size, info.refs)
 
 
@@ -140,6 +140,8 @@ def adopt_origin_notes(core: Core) -> None:
         adopt_bundle_notes(core.store.repo)
     except ElfmemError as exc:
         core.warnings[f"the ledger in the backup this memory was cloned from: {exc.message}"] = None
+    except OSError as exc:  # a read-only git dir: the ledger comes in at a later command
+        core.warnings[f"the ledger in the backup this memory was cloned from: {exc}"] = None
 
 
 def rescue(core: Core) -> RescueResult:

@@ -34,13 +34,13 @@ class BundleInfo:
     size: int
 
 
-def write_backup(repo: pygit2.Repository, target: Path) -> BundleInfo:
-    """Bundle the memory's branch, ``HEAD`` when it names that branch, and the notes ref.
+def write_backup(repo: pygit2.Repository, target: Path, branch: str) -> BundleInfo:
+    """Bundle the memory's ref ``branch`` (``Store.branch``), ``HEAD`` when it names that ref,
+    and the notes ref.
 
     The file is written beside ``target`` and renamed over it, so a failure never leaves half a
     backup under the name asked for.
     """
-    branch = repo_mod.branch_ref(repo)
     if repo.references.get(branch) is None:
         raise NotFound(
             "this memory has no commits yet, so there is nothing to back up.",
