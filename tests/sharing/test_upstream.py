@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 
 from elfmem.api import MemorySystem
 from elfmem.block.model import RELATIONS, normalise_content
-from elfmem.errors import NotFound
+from elfmem.errors import NotFound, SecretRefused
 from tests.conftest import arun, git
 
 FIXTURE = Path(__file__).parent / "fixtures" / "upstream"
@@ -157,3 +158,23 @@ def test_a_fresh_memory_from_the_upstream_package_imports(memory: Path, tmp_path
     assert sorted(result.imported) == sorted(b["id"] for b in expected["blocks"])
     _check_against(memory, expected)
     shutil.rmtree(out)
+
+
+def test_a_credential_in_upstream_content_stops_the_import_before_any_write(
+    memory: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "agent.db"
+    shutil.copy(FIXTURE / "project" / ".elfmem" / "agent.db", db)
+    victim = _expected()["blocks"][3]["id"]
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE blocks SET content = ? WHERE id = ?",
+            ("The deploy key is AKIAIOSFODNN7EXAMPLE, keep it safe.", victim),
+        )
+    conn.close()
+    tip = git(memory, "rev-parse", "HEAD")
+    notes = git(memory, "for-each-ref", "refs/notes/")
+    with pytest.raises(SecretRefused):
+        arun(_import(memory, db))
+    assert git(memory, "rev-parse", "HEAD") == tip
+    assert git(memory, "for-each-ref", "refs/notes/") == notes
