@@ -61,6 +61,8 @@ from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.sharing import driver as merge_driver
 from elfmem.sharing import mode as mode_mod
 from elfmem.sharing import plaingit
+from elfmem.sharing.archiving import ArchiveOperations
+from elfmem.sharing.backup import adopt_origin_notes
 from elfmem.sharing.merging import MergingOperations, attach
 from elfmem.sharing.operations import SyncOperations
 from elfmem.store import Store
@@ -68,6 +70,7 @@ from elfmem.store import Store
 READS = (
     *("ls", "inbox", "show", "block_history", "ledger", "history", "frame", "recall", "status"),
     *("index_check", "index_status", "index_parity", "doctor_frames", "doctor", "visualise"),
+    *("rescue", "migrate_status", "migrate_plan"),
 )
 """Methods that only read the memory: safe to run again after the index heals."""
 
@@ -98,7 +101,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations, MergingOperations, SyncOperations):
+class MemorySystem(IdentityOperations, MergingOperations, SyncOperations, ArchiveOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
@@ -135,7 +138,9 @@ class MemorySystem(IdentityOperations, MergingOperations, SyncOperations):
         plaingit.on_open(store)  # adopt a cloned memory ref, merge notes plain git fetched
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
-        return cls(attach(Core(store, cfg, make_embedder(cfg.embeddings))))
+        core = attach(Core(store, cfg, make_embedder(cfg.embeddings)))
+        adopt_origin_notes(core)  # a clone of a backup bundle: its ledger comes in here
+        return cls(core)
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:

@@ -393,6 +393,55 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
     ),
     "mind_list": ("Which minds are modelled, and how well.", "-", "ms", "MindList", "mind_show"),
     "mind_show": ("One mind with its predictions.", "-", "ms", "MindStats", "mind_outcome"),
+    "backup": (
+        "A whole memory (branch and ledger) as one file: before risky work, or to move it.",
+        "Sharing with another clone: git push/pull.",
+        "seconds; git bundle create",
+        "BackupResult",
+        "restore",
+    ),
+    "restore": (
+        "Bringing a backup file back as a new repository, ledger included.",
+        "Going back in an existing memory: undo, or recall --at.",
+        "seconds; git clone",
+        "RestoreResult",
+        "status",
+    ),
+    "rescue": (
+        "You moved or copied the repository and wonder if the index followed.",
+        "-",
+        "ms, then doctor",
+        "RescueResult",
+        "doctor",
+    ),
+    "migrate_status": (
+        "After upgrading elfmem, or bringing upstream's files into the repository.",
+        "-",
+        "ms, reads only",
+        "MigrateResult",
+        "migrate_plan",
+    ),
+    "migrate_plan": (
+        "Before applying: the files each step writes or deletes, with hashes.",
+        "-",
+        "ms, reads only",
+        "MigrateResult",
+        "migrate_apply",
+    ),
+    "migrate_apply": (
+        "After reading the plan.",
+        "Nothing is pending (migrate_status exits 0).",
+        "one commit; undo reverts it",
+        "MigrateResult",
+        "undo",
+    ),
+    "import_upstream": (
+        "Switching from upstream elfmem 0.20: its project folder or database comes across.",
+        "Bundles from another elfmem of ours: import.",
+        "one commit; undo reverts it",
+        "UpstreamImportResult",
+        "ls",
+    ),
 }
 
 _FIELDS = ("USE WHEN", "DON'T USE WHEN", "COST", "RETURNS", "NEXT")

@@ -35,6 +35,7 @@ def cli(ctx: click.Context, path: str | None, debug: bool) -> None:
 def _register() -> None:
     from elfmem.cli import (
         adaptive,
+        archive,
         capture,
         demo,
         guide,
@@ -67,6 +68,7 @@ def _register() -> None:
         mind,
         demo,
         merging,
+        archive,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

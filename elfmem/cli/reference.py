@@ -44,8 +44,11 @@ from elfmem.rhythms.results import (
 from elfmem.rhythms.secretaudit import SecretAudit
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
+from elfmem.sharing.migrate import MigrateResult
 from elfmem.sharing.mode import ModeResult
 from elfmem.sharing.sync import SyncResult
+from elfmem.sharing.upstream import UpstreamImportResult
 from elfmem.store import CommitInfo
 
 REGENERATE = "python -m elfmem.cli.reference > docs/cli.md"
@@ -101,6 +104,13 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "mind list": (Shape(MindList),),
     "mind show": (Shape(MindStats),),
     "mind outcome": (Shape(MindResult),),
+    "backup": (Shape(BackupResult),),
+    "restore": (Shape(RestoreResult),),
+    "rescue": (Shape(RescueResult),),
+    "migrate status": (Shape(MigrateResult),),
+    "migrate plan": (Shape(MigrateResult),),
+    "migrate apply": (Shape(MigrateResult),),
+    "import-upstream": (Shape(UpstreamImportResult),),
 }
 """What each command prints with ``--json``: the result type its API call returns."""
 

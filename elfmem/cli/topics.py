@@ -62,6 +62,13 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "mind list": ("mind_list",),
     "mind show": ("mind_show",),
     "mind outcome": ("mind_outcome",),
+    "backup": ("backup",),
+    "restore": ("restore",),
+    "rescue": ("rescue",),
+    "migrate status": ("migrate_status",),
+    "migrate plan": ("migrate_plan",),
+    "migrate apply": ("migrate_apply",),
+    "import-upstream": ("import_upstream",),
 }
 """Every visible command (subcommands by their full path, and groups that run on their own)
 → the API operations it calls. ``tests/guide/test_cli_guide.py`` fails when one is missing."""

@@ -44,6 +44,7 @@ KIND_FIELDS: dict[str, dict[str, str]] = {
     "promote": {},
     "duplicate": {"of": _TEXT},
     "analysis": {"alignment": _NUM},
+    "prior": {"alpha": _NUM, "beta": _NUM},
 }
 """Required fields per kind; other fields are optional and carried untouched."""
 
@@ -206,7 +207,11 @@ class BlockState:
 
 
 def fold(lines: Iterable[str]) -> BlockState:
-    """Fold one block's note. Events whose ``commit`` was undone are ignored."""
+    """Fold one block's note. Events whose ``commit`` was undone are ignored.
+
+    A ``prior`` event (an import carrying another system's posterior) replaces the Jeffreys
+    prior; if there are several, the latest by (time, eid) wins, so the fold stays independent
+    of line order."""
     events, malformed = distinct_events(lines)
     undone = {e["of"] for e in events if e["kind"] == "undo"}
     live = [e for e in events if e["kind"] != "undo" and not _cancelled(e, undone)]
@@ -222,13 +227,17 @@ def fold(lines: Iterable[str]) -> BlockState:
     analyses = [e for e in live if e["kind"] == "analysis"]
     judged = [e for e in analyses if e.get("malformed") is not True]
     latest = max(judged, key=_stamp, default=None)
+    priors = [e for e in live if e["kind"] == "prior" and e["alpha"] > 0 and e["beta"] > 0]
+    prior = max(priors, key=_stamp, default=None)
+    alpha0 = float(prior["alpha"]) if prior is not None else PRIOR
+    beta0 = float(prior["beta"]) if prior is not None else PRIOR
     sessions: dict[str, set[str]] = {}
     for e in live:
         if e["kind"] == "cooccur":
             sessions.setdefault(e["other"], set()).add(e["session"])
     return BlockState(
-        alpha=PRIOR + math.fsum(e.get("weight", 1.0) * e["signal"] for e in outcomes),
-        beta=PRIOR + math.fsum(e.get("weight", 1.0) * (1.0 - e["signal"]) for e in outcomes),
+        alpha=alpha0 + math.fsum(e.get("weight", 1.0) * e["signal"] for e in outcomes),
+        beta=beta0 + math.fsum(e.get("weight", 1.0) * (1.0 - e["signal"]) for e in outcomes),
         outcomes=len(outcomes),
         penalties=bands.count(PENALTY_BAND),
         reinforcements=kinds.count("reinforce"),

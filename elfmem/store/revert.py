@@ -19,6 +19,10 @@ from elfmem.store.tree import blob_paths
 from elfmem.store.view import MemoryView, parsed
 from elfmem.store.writer import FileEdit, Plan
 
+RAW_UNDO_OPS = ("migrate",)
+"""Operations whose undo also puts back the other files they changed under ``.elfmem`` (the
+config, files that are not buckets); the others change only buckets when undone."""
+
 
 def undo_plan(view: MemoryView, target: CommitInfo) -> Plan:
     repo = view.repo
@@ -36,7 +40,38 @@ def undo_plan(view: MemoryView, target: CommitInfo) -> Plan:
         trailers=[("Elfmem-Reverts", target.commit_id)],
     )
     plan.files = _textual(view, commit) or _semantic(view, commit, target)
+    if target.op in RAW_UNDO_OPS:
+        plan.raw = _raw_files(view, commit)
     return plan
+
+
+def _raw_files(view: MemoryView, commit: pygit2.Commit) -> dict[str, bytes | None]:
+    """Files under ``.elfmem`` that are not buckets, as the revert of ``commit`` leaves them;
+    empty when the revert conflicts (then only the blocks are put back)."""
+    repo = view.repo
+    if view.commit is None:
+        return {}
+    index = repo.revert_commit(commit, view.commit)
+    if index.conflicts is not None:
+        return {}
+    reverted = repo.get(index.write_tree(repo))
+    assert isinstance(reverted, pygit2.Tree)
+    old, new = _elfmem_files(repo, view.commit.tree), _elfmem_files(repo, reverted)
+    raw: dict[str, bytes | None] = {}
+    for path in sorted(set(old) | set(new)):
+        inside = path.removeprefix(MEMORY_DIR + "/")
+        if old.get(path) == new.get(path) or (inside != path and parse_bucket_path(inside)):
+            continue
+        oid = new.get(path)
+        blob = repo.get(oid) if oid is not None else None
+        raw[path] = blob.data if isinstance(blob, pygit2.Blob) else None
+    return raw
+
+
+def _elfmem_files(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, str]:
+    """Every blob under ``.elfmem`` (the rest of a large repository is never walked)."""
+    sub = repo.get(tree[".elfmem"].id) if ".elfmem" in tree else None
+    return blob_paths(repo, sub, ".elfmem/") if isinstance(sub, pygit2.Tree) else {}
 
 
 def _textual(view: MemoryView, commit: pygit2.Commit) -> dict[str, FileEdit] | None:

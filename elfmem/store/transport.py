@@ -48,14 +48,17 @@ class RefUpdate:
         return self.flag not in ("=", "!")
 
 
-def _run(git_path: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def _run(
+    git_path: Path | None, args: Sequence[str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``git`` with ``args`` against the repository at ``git_path`` (None: no repository)."""
     env = dict(os.environ)
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait on a password prompt nobody can see
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     env["LC_ALL"] = "C"  # git's messages are matched below; keep them in English
     try:
         return subprocess.run(
-            ["git", f"--git-dir={git_path}", *args],
+            ["git", *([f"--git-dir={git_path}"] if git_path is not None else []), *args],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -207,3 +210,53 @@ def push(
         if not rejected or not any(h in low for h in _REJECTED_HINTS):
             raise _failure("push to", remote, done.stderr)
     return PushReport(updates)
+
+
+BUNDLE_SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
+
+
+def is_bundle(path: Path) -> bool:
+    """True when ``path`` is a file in git's bundle format (its first line says so)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) in BUNDLE_SIGNATURES
+    except OSError:
+        return False
+
+
+def bundle_create(git_path: Path, target: Path, refs: Sequence[str]) -> None:
+    """Write ``refs`` and everything they reach into the bundle file ``target``."""
+    done = _run(git_path, ["bundle", "create", "--quiet", str(target), *refs], TIMEOUT)
+    if done.returncode != 0:
+        detail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no message"
+        raise RemoteError(
+            f"git could not write the bundle {target} ({detail}).",
+            "Check that the folder exists and is writable, then run it again; the memory "
+            "was not changed.",
+        )
+
+
+def bundle_heads(source: Path) -> dict[str, str]:
+    """Ref name → commit id for every ref the bundle file ``source`` carries."""
+    if not is_bundle(source):
+        raise NotFound(
+            f"{source} is not a git bundle.",
+            "Pass a file written by `elfmem backup -o FILE` (or `git bundle create`).",
+        )
+    done = _run(None, ["bundle", "list-heads", str(source)], 30.0)
+    if done.returncode != 0:
+        raise _failure("read the bundle", str(source), done.stderr)
+    heads: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        oid, _, name = line.partition(" ")
+        if name:
+            heads[name.strip()] = oid
+    return heads
+
+
+def clone(source: str, target: Path, branch: str | None = None) -> None:
+    """``git clone`` ``source`` (a URL, a path or a bundle file) into the new folder ``target``."""
+    args = ["clone", "--quiet", "--no-tags", *(["--branch", branch] if branch else [])]
+    done = _run(None, [*args, source, str(target)], TIMEOUT)
+    if done.returncode != 0:
+        raise _failure("clone", source, done.stderr)

@@ -20,6 +20,16 @@ from typing import Any
 from elfmem.api import MemorySystem
 from elfmem.store import faults
 
+UPSTREAM = Path(__file__).resolve().parents[1] / "sharing" / "fixtures" / "upstream" / "project"
+
+
+def _commit_upstream_files(root: Path) -> None:
+    """Upstream's flat memory files, committed by plain git: what ``migrate`` then moves."""
+    dest = root / ".elfmem" / "memory" / "notes" / "knowledge.md"
+    shutil.copy(UPSTREAM / ".elfmem" / "memory" / "notes" / "knowledge.md", dest)
+    subprocess.run(["git", "-C", str(root), "add", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "-m", "upstream files"], check=True)
+
 
 async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
     if op == "remember":
@@ -52,6 +62,11 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
     elif op == "reconcile":  # a block copied into a second file by plain git, then resolved
         _copy_into_second_file(system, ids[0])
         await system.reconcile(after_merge=False)
+    elif op == "import":
+        await system.import_upstream(UPSTREAM)
+    elif op == "migrate":
+        _commit_upstream_files(system.root)
+        await system.migrate_apply()
     else:
         raise ValueError(op)
 

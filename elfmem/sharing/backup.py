@@ -1,0 +1,148 @@
+"""Backup, restore and rescue, the git way.
+
+A backup is a ``git bundle`` of the memory's branch and its ledger (``refs/notes/elfmem``): one
+file that plain ``git clone`` restores. The clone brings the branch; the ledger comes in at the
+first elfmem command, which finds that its remote is a bundle and merges the bundle's notes by
+union (``store/bundle.py``). ``restore`` does both at once. There is nothing to rescue in the
+seed's sense: the index lives in the git dir, moves with the repository and rebuilds itself from
+git, so ``rescue`` says so and runs ``doctor``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elfmem.errors import ElfmemError, InvalidInput, NotFound
+from elfmem.rhythms import doctor as doctor_mod
+from elfmem.rhythms.core import Core
+from elfmem.rhythms.results import Result
+from elfmem.store import Store, transport
+from elfmem.store.bundle import adopt_bundle_notes, write_backup
+from elfmem.store.notes import NOTES_REF
+
+
+@dataclass(frozen=True)
+class BackupResult(Result):
+    path: str
+    size: int
+    """Bytes in the bundle file."""
+    refs: dict[str, str] = field(default_factory=dict)
+    """Ref name → commit id, as the bundle carries them."""
+
+    @property
+    def summary(self) -> str:
+        ledger = "with the ledger" if NOTES_REF in self.refs else "no ledger yet"
+        branches = ", ".join(r for r in self.refs if r.startswith("refs/heads/"))
+        return (
+            f"wrote {self.path} ({self.size:,} bytes): {branches}, {ledger}. "
+            f"Restore with `elfmem restore {self.path} DIR` or `git clone {self.path} DIR`."
+        )
+
+
+@dataclass(frozen=True)
+class RestoreResult(Result):
+    path: str
+    """The new repository's folder."""
+    source: str
+    branch: str
+    commit_id: str
+    notes_tip: str | None
+
+    @property
+    def summary(self) -> str:
+        ledger = f"ledger at {self.notes_tip[:12]}" if self.notes_tip else "no ledger in the bundle"
+        return (
+            f"restored {self.source} into {self.path}: {self.branch} at {self.commit_id[:12]}, "
+            f"{ledger}. The index builds itself at the first command there."
+        )
+
+
+RESCUE_NOTE = (
+    "Nothing to rescue: the index lives in the git directory ({index}), moves with the "
+    "repository and rebuilds itself from git when it is missing, stale or damaged. A moved or "
+    "copied repository keeps its memory; a lost one comes back from a clone or a backup "
+    "(`elfmem restore FILE`)."
+)
+
+
+@dataclass(frozen=True)
+class RescueResult(Result):
+    note: str
+    doctor: doctor_mod.DoctorResult
+
+    @property
+    def ok(self) -> bool:
+        return self.doctor.ok
+
+    @property
+    def summary(self) -> str:
+        return f"{self.note}\n\n{self.doctor.summary}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "note": self.note,
+            "doctor": self.doctor.to_dict(),
+            "summary": self.summary,
+        }
+
+
+def backup(core: Core, target: Path) -> BackupResult:
+    """Write the bundle; spooled ledger events are flushed first so the file holds them."""
+    if target.is_dir():
+        raise InvalidInput(f"{target} is a folder.", "Give a file name: `-o memory.bundle`.")
+    if not target.resolve().parent.is_dir():
+        raise NotFound(
+            f"the folder {target.resolve().parent} does not exist.",
+            "Create it first, or write the backup somewhere else.",
+        )
+    core.store.flush_spool()
+    info = write_backup(core.store.repo, target, core.store.branch)
+    return BackupResult(info.path, info.size, info.refs)
+
+
+def restore(source: Path, target: Path | None = None) -> RestoreResult:
+    """Clone the bundle ``source`` into ``target`` (default: its name without ``.bundle``, in
+    the current folder) and merge its ledger."""
+    heads = transport.bundle_heads(source)
+    branches = sorted(r for r in heads if r.startswith("refs/heads/"))
+    if not branches:
+        raise InvalidInput(
+            f"{source} carries no branch, so it holds no memory.",
+            "Pass a file written by `elfmem backup -o FILE`.",
+        )
+    dest = target if target is not None else Path.cwd() / (source.stem or "memory")
+    if dest.exists() and any(dest.iterdir()):
+        raise InvalidInput(
+            f"{dest} exists and is not empty; nothing was restored.",
+            "Name a new folder: `elfmem restore FILE NEW_DIR`.",
+        )
+    branch = None if "HEAD" in heads else branches[0].removeprefix("refs/heads/")
+    transport.clone(str(source.resolve()), dest, branch)
+    store = Store.open(dest, "elf")
+    try:
+        adopt_bundle_notes(store.repo)
+        head = store.branch
+        commit = store.resolve(head)
+        return RestoreResult(
+            str(dest.resolve()), str(source), head, str(commit.id), store.ledger.tip()
+        )
+    finally:
+        store.close()
+
+
+def adopt_origin_notes(core: Core) -> None:
+    """At the opening of a memory: bring in the ledger of a bundle it was cloned from. A
+    bundle that cannot be read is a warning, never a reason for the command to fail."""
+    try:
+        adopt_bundle_notes(core.store.repo)
+    except ElfmemError as exc:
+        core.warnings[f"the ledger in the backup this memory was cloned from: {exc.message}"] = None
+    except OSError as exc:  # a read-only git dir: the ledger comes in at a later command
+        core.warnings[f"the ledger in the backup this memory was cloned from: {exc}"] = None
+
+
+def rescue(core: Core) -> RescueResult:
+    return RescueResult(RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core))
