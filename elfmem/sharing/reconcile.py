@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import RepositoryState
 
 from elfmem.block.model import Block
 from elfmem.block.reconcile import reconcile
@@ -135,7 +134,7 @@ def _last_reflog(repo: pygit2.Repository) -> str:
 def needs_check(repo: pygit2.Repository) -> bool:
     """The tip came from a merge, rebase or cherry-pick that the pass has not checked."""
     tip = repo_mod.head_commit(repo)
-    if tip is None or repo.state() != RepositoryState.NONE:
+    if tip is None or repo_mod.in_progress(repo) is not None:
         return False  # mid-merge or mid-rebase: the hook after it finishes runs the pass
     try:
         if _state(repo).read_text("utf-8").strip() == str(tip.id):

@@ -205,9 +205,26 @@ def memory_tree(commit: pygit2.Commit | pygit2.Tree | None) -> pygit2.Tree | Non
     return entry if isinstance(entry, pygit2.Tree) else None
 
 
+def in_progress(repo: pygit2.Repository) -> str | None:
+    """What git is in the middle of (``a merge``, ``a rebase``, ...), or None.
+
+    A merge whose commit is made is finished, though git runs the post-merge hook before it
+    removes ``MERGE_HEAD``: the hook may write (the reconciliation after a merge does)."""
+    what = _BLOCKING_STATES.get(RepositoryState(repo.state()))
+    if what == "a merge":
+        tip = head_commit(repo)
+        try:
+            heads = (Path(repo.path) / "MERGE_HEAD").read_text().split()
+        except OSError:
+            return what
+        if tip is not None and heads and {str(p) for p in tip.parent_ids[1:]} >= set(heads):
+            return None
+    return what
+
+
 def ensure_writable(repo: pygit2.Repository) -> None:
     """Refuse to write while git is in the middle of something a person must finish."""
-    what = _BLOCKING_STATES.get(RepositoryState(repo.state()))
+    what = in_progress(repo)
     if what is not None:
         raise RepoStateError(
             f"The repository is in the middle of {what}; elfmem will not write now.",
