@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from elfmem.api import MemorySystem
-from elfmem.block.layout import MEMORY_DIR
+from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR
 from elfmem.block.parse import parse_partial
 from tests.conftest import arun
 
@@ -72,7 +72,8 @@ def listed(repo: Path) -> dict[str, str]:
 
 
 def files_on_disk(repo: Path) -> dict[str, list[str]]:
-    """Memory-relative path → ids of every bucket file in the work tree; asserts each parses."""
+    """Memory-relative path → ids of every bucket file in the work tree; asserts each parses
+    and holds no more than ``BUCKET_LIMIT`` blocks."""
     out = {}
     for path in sorted((repo / MEMORY_DIR).rglob("*.md")):
         rel = str(path.relative_to(repo / MEMORY_DIR))
@@ -82,6 +83,7 @@ def files_on_disk(repo: Path) -> dict[str, list[str]]:
         assert b"<<<<<<<" not in data and b">>>>>>>" not in data, rel
         parsed = parse_partial(data, rel)
         assert not parsed.problems, parsed.problems
+        assert len(parsed.blocks) <= BUCKET_LIMIT, rel
         out[rel] = [b.id for b in parsed.blocks]
     return out
 

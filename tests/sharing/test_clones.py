@@ -35,6 +35,7 @@ def _work(repo: Path, prefix: str, n: int, shared: list[str], edit_text: str) ->
     async def go(system: MemorySystem) -> list[str]:
         items = [{"content": f"{prefix} fact {i}: host h{i} serves shard {i}"} for i in range(n)]
         made = list((await system.remember_many(items)).created)
+        assert len(made) == n
         await system.edit(shared[0], content=edit_text)
         await system.forget(shared[1 if prefix == "alpha" else 2])
         await system.dream(no_llm=True, max_blocks=n + 10)

@@ -144,3 +144,16 @@ def test_with_hooks_installed_the_post_merge_hook_reconciles_at_once(repo: Path)
     assert "Elfmem-Op: reconcile" in git(repo, "log", "-1", "--format=%B")  # no elfmem command
     assert git(repo, "status", "--porcelain") == ""
     assert base[0] in ids_once(repo)
+
+
+def test_rebasing_an_edit_onto_a_promotion_ends_once_with_the_edit(repo: Path) -> None:
+    base = _fork(repo)
+    edit(repo, base[0], "The build server is ci-8")
+    git(repo, "checkout", "-q", "main")
+    dream(repo)
+    git(repo, "checkout", "-q", "other")
+    git(repo, "rebase", "-q", "main")
+    assert listed(repo)[base[0]] == "The build server is ci-8"  # the next command reconciles
+    [where] = [p for p, ids in files_on_disk(repo).items() if base[0] in ids]
+    assert where.startswith("notes/")
+    assert "Elfmem-Op: reconcile" in git(repo, "log", "-1", "--format=%B")

@@ -30,6 +30,10 @@ def test_markers_from_a_merge_without_the_driver_are_reported_and_redone_clean(
     async def damaged(system: MemorySystem) -> list[str]:
         served = {b.id for b in (await system.ls(status="inbox")).blocks}
         assert base in served and not served & {*theirs, *ours}
+        found = await system.recall("pools queues caches", reinforce=False)
+        assert found.blocks and "<<<<<<<" not in found.text and ">>>>>>>" not in found.text
+        [index] = [c for c in (await system.doctor()).checks if c.name == "index"]
+        assert not index.ok and "elfmem index check" in index.fix
         [new] = [(await system.remember("A fact after the bad merge")).block_id]
         return [*system.take_warnings(), new]
 
