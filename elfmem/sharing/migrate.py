@@ -142,7 +142,7 @@ def _upstream_plan(view: MemoryView, present: set[str]) -> tuple[Plan, list[dict
                 "sha256_after": "",
             }
         )
-        plan.files[relpath] = FileEdit(())
+        plan.raw[f"{MEMORY_DIR}/{relpath}"] = None  # not a bucket: gone, not left empty
         for block in blocks:
             if block.id in present:
                 continue
