@@ -58,6 +58,7 @@ from elfmem.rhythms.results import (
 )
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing.operations import ExchangeOperations
 from elfmem.store import Store
 
 READS = (
@@ -93,7 +94,7 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations):
+class MemorySystem(IdentityOperations, ExchangeOperations):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:

@@ -37,11 +37,13 @@ def _register() -> None:
         adaptive,
         capture,
         demo,
+        exchange,
         guide,
         hooks,
         index,
         inspect,
         mind,
+        peer,
         recall,
         review,
         serve,
@@ -62,6 +64,8 @@ def _register() -> None:
         guide,
         review,
         mind,
+        peer,
+        exchange,
         demo,
     ):
         for command in module.COMMANDS:
