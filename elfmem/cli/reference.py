@@ -44,6 +44,17 @@ from elfmem.rhythms.results import (
 from elfmem.rhythms.secretaudit import SecretAudit
 from elfmem.rhythms.status import StatusResult
 from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing.results import (
+    ExportResult,
+    ImportResult,
+    InboxResult,
+    InboxStatus,
+    PeerChange,
+    PeerIdentity,
+    PeerInfo,
+    PeerList,
+    SendResult,
+)
 from elfmem.store import CommitInfo
 
 REGENERATE = "python -m elfmem.cli.reference > docs/cli.md"
@@ -97,6 +108,15 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "mind list": (Shape(MindList),),
     "mind show": (Shape(MindStats),),
     "mind outcome": (Shape(MindResult),),
+    "peer init": (Shape(PeerIdentity),),
+    "peer add": (Shape(PeerChange),),
+    "peer remove": (Shape(PeerChange),),
+    "peer list": (Shape(PeerList),),
+    "peer trust": (Shape(PeerChange), Shape(PeerInfo, when="without VALUE")),
+    "peer send": (Shape(SendResult),),
+    "peer inbox": (Shape(InboxResult), Shape(InboxStatus, when="with `--status`")),
+    "export": (Shape(ExportResult),),
+    "import": (Shape(ImportResult),),
 }
 """What each command prints with ``--json``: the result type its API call returns."""
 

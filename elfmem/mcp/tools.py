@@ -408,4 +408,41 @@ IDENTITY: tuple[ToolSpec, ...] = (
     ),
 )
 
-TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY
+PEER = Param("peer", str, "The peer's roster name (see elfmem_peer_list) or its did:key id.")
+
+SHARING: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "peer_list",
+        "read",
+        True,
+        "This memory's peer id and the peers it knows, each with the trust set by hand and the "
+        "trust folded from outcomes of blocks imported from it. Example: {}",
+    ),
+    ToolSpec(
+        "peer_send",
+        "write",
+        False,
+        "Send a short message to a peer through git: kept in this memory (one commit), signed "
+        "and pushed to the peer's remote. Never put credentials in a message. "
+        'Example: {"peer": "bob", "message": "Staging restarts at noon", "tags": ["ops/db"]}',
+        (PEER, Param("message", str, "What to tell the peer: one self-contained statement."), TAGS),
+    ),
+    ToolSpec(
+        "peer_inbox",
+        "write",
+        False,
+        "Fetch and list messages peers sent to this memory, with each signature's state "
+        "(verified, unsigned, bad); do_import takes the new ones from known peers in one commit, "
+        "tagged peer/<name> and shown apart from your own principles. "
+        'Example: {"do_import": true}',
+        (Param("do_import", bool, "Import the new messages (one commit)."),),
+    ),
+    ToolSpec(
+        "peer_inbox_status",
+        "read",
+        False,
+        "Fetch, then count messages waiting: new, imported, refused, and new per peer. Example: {}",
+    ),
+)
+
+TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING

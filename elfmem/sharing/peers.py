@@ -320,7 +320,10 @@ def inbox(core: Core, do_import: bool = False) -> InboxResult:
     """Fetch, list and (``do_import``) import the messages addressed to this memory."""
     roster = load(core)
     if not roster.self_id:
-        roster = Roster(init(core).id, roster.peers)
+        raise NotFound(
+            "This memory has no peer id yet, so no message can be addressed to it.",
+            "Run `elfmem peer init` and give the id it prints to your peers.",
+        )
     found = _collect(core, roster, _fetch_mail(core, roster))
     messages = [msg for msg, _ in found]
     if not do_import:
