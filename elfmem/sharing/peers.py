@@ -20,6 +20,7 @@ from pathlib import Path
 from elfmem.block.model import Block, is_valid_tag, new_block_id, now_iso
 from elfmem.block.parse import parse_bytes
 from elfmem.block.render import render_file
+from elfmem.block.secrets import block_fields, scan_fields
 from elfmem.block.text import preview
 from elfmem.errors import BlockFormatError, InvalidInput, NotFound, RemoteError
 from elfmem.identity.writes import add_active
@@ -217,15 +218,21 @@ def send(core: Core, to: str, message: str, tags: Sequence[str] = ()) -> SendRes
         "envelope.json": (json.dumps(envelope, sort_keys=True) + "\n").encode(),
     }
     author = (core.agent, f"{ref_name(me)}@elfmem.invalid")
-    _adopt_remote(core, remote, ref)
+    try:
+        _adopt_remote(core, remote, ref)
+        offline = None
+    except RemoteError as exc:  # queue it here all the same; the next send carries it
+        offline = exc
     commit = mail.write_mail(repo, ref, files, f"elfmem mail to {peer.name}\n", author, signer)
+    queued = (
+        f"The message is kept in this memory and queued on {ref}; it goes out with the next "
+        f"`elfmem peer send` to {peer.name}, or now with `git push {remote} {ref}`."
+    )
+    if offline is not None:
+        raise RemoteError(offline.message, queued)
     report = transport.push(_git_dir(core), remote, [f"{ref}:{ref}"])
     if report.rejected:
-        raise RemoteError(
-            f"{remote} refused {ref}: {report.rejected[0].summary}.",
-            f"The message is kept in this memory and on {ref}; run `elfmem peer inbox` then "
-            "send again, or push it with `git push " + remote + " " + ref + "`.",
-        )
+        raise RemoteError(f"{remote} refused {ref}: {report.rejected[0].summary}.", queued)
     signed = signer.format if signer else "unsigned"
     return SendResult(wire.id, peer.name, ref, commit, kept.commit_id, signed, remote)
 
@@ -302,6 +309,8 @@ def _message(roster: Roster, ref: str, item: mail.Mail) -> tuple[InboxMessage, B
         state, reason = "refused", "sender not in the roster (elfmem peer add)"
     elif signature == BAD:
         state, reason = "refused", "bad signature"
+    elif scan_fields(block_fields(block)):
+        state, reason = "refused", "carries what looks like a credential"
     msg = InboxMessage(
         block.id,
         sender_id,

@@ -47,8 +47,27 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
         await system.connect(ids[0], ids[2], "supports")  # declared: written into the file
     elif op == "mind":  # a write path added later (identity): the same writer, the same points
         await system.mind_create("ops-team", "The ops team answers pages within ten minutes")
+    elif op == "import":  # sharing: a bundle of two blocks, one commit
+        await system.import_bundle(_bundle(system), self_merge=True)
+    elif op == "peer-add":  # sharing: the roster, a file outside the memory folder
+        await system.peer_add("bob", "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK")
     else:
         raise ValueError(op)
+
+
+def _bundle(system: MemorySystem) -> Path:
+    """A bundle (no author: a self-merge takes it) of two blocks this memory does not hold."""
+    from elfmem.block.model import Block
+    from elfmem.sharing import bundle
+
+    blocks = [
+        Block("c0ffee00c0ffee01", "Bundled fact about the on-call phone", created="2026-01-02"),
+        Block("c0ffee00c0ffee02", "Bundled note on the release train", created="2026-01-02"),
+    ]
+    records = [bundle.Record(b, "inbox", {"alpha": 2.5, "beta": 0.5}) for b in blocks]
+    path = system.root.parent / "drill-bundle.jsonl"
+    path.write_bytes(bundle.encode({"share": "all", "from": ""}, records))
+    return path
 
 
 def _tip(root: Path, ref: str) -> str:
