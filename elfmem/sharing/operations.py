@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elfmem.sharing import exchange, peers
+from elfmem.sharing import exchange, mailbox, peers
 from elfmem.sharing.results import (
     ExportResult,
     ImportResult,
@@ -57,15 +57,15 @@ class ExchangeOperations:
 
     async def peer_send(self, peer: str, message: str, tags: Sequence[str] = ()) -> SendResult:
         """Send a message to a peer: kept here, committed (signed) on its mail ref, pushed."""
-        return peers.send(self._core, peer, message, tags)
+        return mailbox.send(self._core, peer, message, tags)
 
     async def peer_inbox(self, do_import: bool = False) -> InboxResult:
         """Fetch and list messages addressed to this memory; ``do_import`` imports new ones."""
-        return peers.inbox(self._core, do_import)
+        return mailbox.inbox(self._core, do_import)
 
     async def peer_inbox_status(self) -> InboxStatus:
         """How many messages are new, imported or refused, after a fetch."""
-        return peers.status(self._core)
+        return mailbox.status(self._core)
 
     async def export(
         self, share: str, output: str | Path, min_confidence: float = 0.0
