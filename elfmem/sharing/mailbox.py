@@ -50,11 +50,11 @@ def _remote(core: Core, peer: Peer) -> str:
 
 def send(core: Core, to: str, message: str, tags: Sequence[str] = ()) -> SendResult:
     """Record the message here (one commit), put it on the mail ref, push that ref."""
-    me = init(core).id
     peer = load(core).find(to)
-    remote = _remote(core, peer)
     text = check_text(message, "", core.config.memory.max_content_bytes, False)
     clean = check_tags(tags, "message")
+    remote = _remote(core, peer)
+    me = init(core).id  # after every check: a refused send records nothing
     wire = Block(id=new_block_id(), content=text, cls="message", tags=clean, created=now_iso())
     own = wire.with_changes(tags=(*clean, f"to/{peer.name}"), extra=(("to", peer.id),))
     kept = add_active(core, [own], "peer-send", f"peer send to {peer.name}: {preview(text)}")

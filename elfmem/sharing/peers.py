@@ -9,9 +9,10 @@ prior set here moved by the outcomes of the blocks imported from it (docs/peers.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from elfmem.block.model import is_valid_tag, now_iso
-from elfmem.errors import InvalidInput
+from elfmem.errors import ConflictError, InvalidInput
 from elfmem.index import queries
 from elfmem.rhythms.core import Core
 from elfmem.sharing import roster as roster_mod
@@ -117,7 +118,19 @@ def add(core: Core, name: str, peer_id: str, remote: str = "", trust: float = 0.
     name, peer_id = _check_name(name), check_id(peer_id)
     trust = roster_mod.check_trust(trust)
     peer = Peer(name, peer_id, remote.strip(), trust, now_iso())
-    commit = _write_roster(core, "peer-add", f"peer add: {name}", lambda r: r.with_peer(peer))
+
+    def change(roster: Roster) -> Roster:
+        known = next((p for p in roster.peers if p.name == name), None)
+        if known is not None and known.id != peer_id:
+            raise ConflictError(
+                f"A peer called {name!r} exists already, with id {known.id}.",
+                f"Pick another name, or `elfmem peer remove {name}` first.",
+            )
+        if known is not None:  # the same peer again: a new remote or trust, first added kept
+            return roster.with_peer(replace(peer, added=known.added))
+        return roster.with_peer(peer)
+
+    commit = _write_roster(core, "peer-add", f"peer add: {name}", change)
     return PeerChange("peer-add", name, commit, trust)
 
 

@@ -18,7 +18,7 @@ from elfmem.api import MemorySystem
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.cli import cli
-from elfmem.errors import InvalidInput, NotFound, RemoteError, SecretRefused
+from elfmem.errors import ConflictError, InvalidInput, NotFound, RemoteError, SecretRefused
 from elfmem.sharing.did import did_from_ed25519, ed25519_from_did, ref_name
 from elfmem.store.mail import ed25519_line
 from tests.conftest import arun, git
@@ -178,6 +178,8 @@ def test_roster_changes_are_one_commit_each_and_undoable(pair: Pair) -> None:
     assert json.loads(roster.read_text())["peers"][0]["trust"] == 0.9
     call(pair.a, "undo")
     assert json.loads(roster.read_text())["peers"][0]["trust"] == 0.5
+    with pytest.raises(ConflictError):  # a name is one peer: another id needs another name
+        call(pair.a, "peer_add", "bob", pair.a_id)
     call(pair.a, "peer_remove", "bob")
     assert json.loads(roster.read_text())["peers"] == []
     with pytest.raises(NotFound):
