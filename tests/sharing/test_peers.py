@@ -7,6 +7,7 @@ commits are signed with them and checked against the key the sender's id names.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,3 +284,43 @@ def test_mcp_peer_tools_send_list_and_import(pair: Pair) -> None:
             assert len(done["imported"]) == 1
 
     arun(scenario())
+
+
+def test_an_openpgp_signing_key_signs_the_mail_and_the_keyring_checks_it(
+    pair: Pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    monkeypatch.setenv("GNUPGHOME", str(home))
+    try:
+        subprocess.run(
+            ["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "Dee <d@example.com>"]
+            + ["ed25519", "sign", "never"],
+            check=True,
+            capture_output=True,
+        )
+        listed = subprocess.run(
+            ["gpg", "--list-secret-keys", "--with-colons"], capture_output=True, text=True
+        ).stdout
+        fingerprint = next(line.split(":")[9] for line in listed.splitlines() if line[:3] == "fpr")
+        dee = _memory(tmp_path / "dee", "Dee", pair.remote)
+        git(dee, "config", "user.signingkey", fingerprint)
+        identity = call(dee, "peer_init")
+        assert (identity.key, identity.signing) == ("git", "openpgp")  # type: ignore[attr-defined]
+        call(dee, "peer_add", "bob", pair.b_id, str(pair.remote))
+        call(pair.b, "peer_add", "dee", identity.id, str(pair.remote))  # type: ignore[attr-defined]
+        call(dee, "peer_send", "bob", "Dee signs with OpenPGP")
+        [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
+        assert (msg.signature, msg.state) == ("verified", "new")  # the key is in this keyring
+        other = tmp_path / "empty-gnupg"
+        other.mkdir(mode=0o700)
+        monkeypatch.setenv("GNUPGHOME", str(other))
+        [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
+        assert (msg.signature, msg.state) == ("unverifiable", "new")  # signed, key unknown here
+    finally:
+        for folder in (home, tmp_path / "empty-gnupg"):
+            subprocess.run(
+                ["gpgconf", "--kill", "gpg-agent"],
+                env={**os.environ, "GNUPGHOME": str(folder)},
+                capture_output=True,
+            )
