@@ -324,3 +324,16 @@ def test_an_openpgp_signing_key_signs_the_mail_and_the_keyring_checks_it(
                 env={**os.environ, "GNUPGHOME": str(folder)},
                 capture_output=True,
             )
+
+
+def test_a_clone_without_the_key_sends_unsigned_and_says_so(pair: Pair, tmp_path: Path) -> None:
+    clone = tmp_path / "ada-laptop"
+    git(tmp_path, "clone", "-q", str(pair.a), str(clone))
+    git(clone, "remote", "set-url", "origin", str(pair.remote))
+    identity = call(clone, "peer_init")
+    assert identity.id == pair.a_id  # type: ignore[attr-defined]  # the id travels with the memory
+    assert (identity.key, identity.signing) == ("none", "unsigned")  # type: ignore[attr-defined]
+    sent = call(clone, "peer_send", "bob", "Sent from the laptop")
+    assert sent.signature == "unsigned"  # type: ignore[attr-defined]
+    [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
+    assert (msg.sender, msg.signature, msg.state) == ("ada", "unsigned", "new")
