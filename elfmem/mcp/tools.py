@@ -445,4 +445,35 @@ SHARING: tuple[ToolSpec, ...] = (
     ),
 )
 
-TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING
+EXCHANGE: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "export",
+        "write",
+        True,
+        "Write a bundle file (JSON Lines) of shareable blocks with provenance and ledger state. "
+        "share: public (blocks marked share/public), peer (public and unmarked), all (for "
+        "moving this same memory). Private blocks never leave. "
+        'Example: {"share": "peer", "output": "/tmp/ada.jsonl"}',
+        (
+            Param("share", str, "public, peer or all."),
+            Param("output", str, "The file to write."),
+            Param("min_confidence", float, "Leave out blocks less confident than this."),
+        ),
+    ),
+    ToolSpec(
+        "import_bundle",
+        "write",
+        True,
+        "Import a bundle in one commit (elfmem_undo takes it back; importing again adds "
+        "nothing). From a peer (from_peer): tagged peer/<name>, shown apart from your own "
+        "knowledge, its confidence scaled by the peer's trust. From this same memory "
+        '(self_merge): as it was. Example: {"path": "/tmp/ada.jsonl", "from_peer": "ada"}',
+        (
+            Param("path", str, "The bundle file."),
+            Param("from_peer", str | None, "The peer (name or did:key) that exported it."),
+            Param("self_merge", bool, "The bundle comes from this same memory."),
+        ),
+    ),
+)
+
+TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING + EXCHANGE

@@ -191,3 +191,22 @@ def test_cli_export_and_import_speak_json_and_need_one_source(
     out = runner.invoke(cli, ["-C", str(b), "import", str(path), "--from", "ada", "--json"])
     assert out.exit_code == 0, out.stderr
     assert len(json.loads(out.stdout)["imported"]) == 2
+
+
+def test_mcp_export_and_import_bundle(two: tuple[Path, Path], tmp_path: Path) -> None:
+    from tests.mcp.test_server import connected, fails, ok
+
+    a, b = two
+    path = tmp_path / "mcp.jsonl"
+
+    async def scenario() -> None:
+        async with connected(a) as client:
+            done = await ok(client, "elfmem_export", share="public", output=str(path))
+            assert done["blocks"] == 1
+        async with connected(b) as client:
+            body = await fails(client, "elfmem_import_bundle", path=str(path))
+            assert "--from" in body["error"]
+            done = await ok(client, "elfmem_import_bundle", path=str(path), from_peer="ada")
+            assert len(done["imported"]) == 1
+
+    arun(scenario())
