@@ -63,6 +63,7 @@ from elfmem.sharing import mode as mode_mod
 from elfmem.sharing import plaingit
 from elfmem.sharing.archiving import ArchiveOperations
 from elfmem.sharing.backup import adopt_origin_notes
+from elfmem.sharing.exchanging import ExchangeOperations
 from elfmem.sharing.merging import MergingOperations, attach
 from elfmem.sharing.operations import SyncOperations
 from elfmem.store import Store
@@ -101,7 +102,9 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write
 @healing(lambda system: system._core.db(), READS)  # a damaged index page heals, then reads again
-class MemorySystem(IdentityOperations, MergingOperations, SyncOperations, ArchiveOperations):
+class MemorySystem(
+    IdentityOperations, MergingOperations, SyncOperations, ArchiveOperations, ExchangeOperations
+):
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:

@@ -47,6 +47,17 @@ from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
 from elfmem.sharing.migrate import MigrateResult
 from elfmem.sharing.mode import ModeResult
+from elfmem.sharing.results import (
+    ExportResult,
+    ImportResult,
+    InboxResult,
+    InboxStatus,
+    PeerChange,
+    PeerIdentity,
+    PeerInfo,
+    PeerList,
+    SendResult,
+)
 from elfmem.sharing.sync import SyncResult
 from elfmem.sharing.upstream import UpstreamImportResult
 from elfmem.store import CommitInfo
@@ -111,6 +122,15 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "migrate plan": (Shape(MigrateResult),),
     "migrate apply": (Shape(MigrateResult),),
     "import-upstream": (Shape(UpstreamImportResult),),
+    "peer init": (Shape(PeerIdentity),),
+    "peer add": (Shape(PeerChange),),
+    "peer remove": (Shape(PeerChange),),
+    "peer list": (Shape(PeerList),),
+    "peer trust": (Shape(PeerChange), Shape(PeerInfo, when="without VALUE")),
+    "peer send": (Shape(SendResult),),
+    "peer inbox": (Shape(InboxResult), Shape(InboxStatus, when="with `--status`")),
+    "export": (Shape(ExportResult),),
+    "import": (Shape(ImportResult),),
 }
 """What each command prints with ``--json``: the result type its API call returns."""
 

@@ -69,6 +69,15 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "migrate plan": ("migrate_plan",),
     "migrate apply": ("migrate_apply",),
     "import-upstream": ("import_upstream",),
+    "peer init": ("peer_init",),
+    "peer add": ("peer_add",),
+    "peer remove": ("peer_remove",),
+    "peer list": ("peer_list",),
+    "peer trust": ("peer_trust",),
+    "peer send": ("peer_send",),
+    "peer inbox": ("peer_inbox", "peer_inbox_status"),
+    "export": ("export",),
+    "import": ("import_bundle",),
 }
 """Every visible command (subcommands by their full path, and groups that run on their own)
 → the API operations it calls. ``tests/guide/test_cli_guide.py`` fails when one is missing."""

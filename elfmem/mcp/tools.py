@@ -408,6 +408,8 @@ IDENTITY: tuple[ToolSpec, ...] = (
     ),
 )
 
+PEER = Param("peer", str, "The peer's roster name (see elfmem_peer_list) or its did:key id.")
+
 SHARING: tuple[ToolSpec, ...] = (
     ToolSpec(
         "sync",
@@ -419,6 +421,69 @@ SHARING: tuple[ToolSpec, ...] = (
         'what came in and went out. Example: {} or {"remote": "origin"}',
         (Param("remote", str | None, "A remote name, URL or path (default: origin)."),),
     ),
+    ToolSpec(
+        "peer_list",
+        "read",
+        True,
+        "This memory's peer id and the peers it knows, each with the trust set by hand and the "
+        "trust folded from outcomes of blocks imported from it. Example: {}",
+    ),
+    ToolSpec(
+        "peer_send",
+        "write",
+        False,
+        "Send a short message to a peer through git: kept in this memory (one commit), signed "
+        "and pushed to the peer's remote. Never put credentials in a message. "
+        'Example: {"peer": "bob", "message": "Staging restarts at noon", "tags": ["ops/db"]}',
+        (PEER, Param("message", str, "What to tell the peer: one self-contained statement."), TAGS),
+    ),
+    ToolSpec(
+        "peer_inbox",
+        "write",
+        False,
+        "Fetch and list messages peers sent to this memory, with each signature's state "
+        "(verified, unsigned, bad); do_import takes the new ones from known peers in one commit, "
+        "tagged peer/<name> and shown apart from your own principles. "
+        'Example: {"do_import": true}',
+        (Param("do_import", bool, "Import the new messages (one commit)."),),
+    ),
+    ToolSpec(
+        "peer_inbox_status",
+        "read",
+        False,
+        "Fetch, then count messages waiting: new, imported, refused, and new per peer. Example: {}",
+    ),
 )
 
-TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING
+EXCHANGE: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "export",
+        "write",
+        True,
+        "Write a bundle file (JSON Lines) of shareable blocks with provenance and ledger state. "
+        "share: public (blocks marked share/public), peer (public and unmarked), all (for "
+        "moving this same memory). Private blocks never leave. "
+        'Example: {"share": "peer", "output": "/tmp/ada.jsonl"}',
+        (
+            Param("share", str, "public, peer or all."),
+            Param("output", str, "The file to write."),
+            Param("min_confidence", float, "Leave out blocks less confident than this."),
+        ),
+    ),
+    ToolSpec(
+        "import_bundle",
+        "write",
+        True,
+        "Import a bundle in one commit (elfmem_undo takes it back; importing again adds "
+        "nothing). From a peer (from_peer): tagged peer/<name>, shown apart from your own "
+        "knowledge, its confidence scaled by the peer's trust. From this same memory "
+        '(self_merge): as it was. Example: {"path": "/tmp/ada.jsonl", "from_peer": "ada"}',
+        (
+            Param("path", str, "The bundle file."),
+            Param("from_peer", str | None, "The peer (name or did:key) that exported it."),
+            Param("self_merge", bool, "The bundle comes from this same memory."),
+        ),
+    ),
+)
+
+TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING + EXCHANGE

@@ -15,7 +15,7 @@ from elfmem.block.model import Block
 from elfmem.errors import UndoError
 from elfmem.store.log import CommitInfo
 from elfmem.store.repo import memory_tree
-from elfmem.store.tree import blob_paths
+from elfmem.store.tree import blob_at, blob_paths
 from elfmem.store.view import MemoryView, parsed
 from elfmem.store.writer import FileEdit, Plan
 
@@ -40,8 +40,7 @@ def undo_plan(view: MemoryView, target: CommitInfo) -> Plan:
         trailers=[("Elfmem-Reverts", target.commit_id)],
     )
     plan.files = _textual(view, commit) or _semantic(view, commit, target)
-    if target.op in RAW_UNDO_OPS:
-        plan.raw = _raw_files(view, commit)
+    plan.raw = _raw_files(view, commit) if target.op in RAW_UNDO_OPS else _roster(view, commit)
     return plan
 
 
@@ -72,6 +71,22 @@ def _elfmem_files(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, str]:
     """Every blob under ``.elfmem`` (the rest of a large repository is never walked)."""
     sub = repo.get(tree[".elfmem"].id) if ".elfmem" in tree else None
     return blob_paths(repo, sub, ".elfmem/") if isinstance(sub, pygit2.Tree) else {}
+
+
+UNDOABLE_FILES = (".elfmem/peers.json",)
+"""Files outside the memory folder that elfmem writes one commit at a time (the peer roster):
+an undo puts them back as the undone commit's parent had them, when it changed them."""
+
+
+def _roster(view: MemoryView, commit: pygit2.Commit) -> dict[str, bytes | None]:
+    parent = commit.parents[0]
+    out: dict[str, bytes | None] = {}
+    for path in UNDOABLE_FILES:
+        before, after = blob_at(view.repo, parent.tree, path), blob_at(view.repo, commit.tree, path)
+        if (before and before.id) == (after and after.id):
+            continue
+        out[path] = before.data if before is not None else None
+    return out
 
 
 def _textual(view: MemoryView, commit: pygit2.Commit) -> dict[str, FileEdit] | None:

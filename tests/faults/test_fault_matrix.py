@@ -32,7 +32,8 @@ BRANCH_OPS = [
     *("remember", "batch", "edit", "forget", "dream", "curate", "undo", "connect"),
     "mind",  # later write paths join the matrix
     "reconcile",
-    *("import", "migrate"),
+    *("import-upstream", "migrate"),
+    *("import-bundle", "peer-add"),  # sharing: a bundle import, a roster change
 ]
 BRANCH_POINTS = [p for p in POINTS if p.startswith("write.")] + ["write.file#2"]
 CASES = [(op, point) for op in BRANCH_OPS for point in BRANCH_POINTS] + [

@@ -62,11 +62,15 @@ async def _op(system: MemorySystem, op: str, ids: list[str]) -> None:
     elif op == "reconcile":  # a block copied into a second file by plain git, then resolved
         _copy_into_second_file(system, ids[0])
         await system.reconcile(after_merge=False)
-    elif op == "import":
+    elif op == "import-upstream":
         await system.import_upstream(UPSTREAM)
     elif op == "migrate":
         _commit_upstream_files(system.root)
         await system.migrate_apply()
+    elif op == "import-bundle":  # sharing: a bundle of two blocks, one commit
+        await system.import_bundle(_bundle(system), self_merge=True)
+    elif op == "peer-add":  # sharing: the roster, a file outside the memory folder
+        await system.peer_add("bob", "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK")
     else:
         raise ValueError(op)
 
@@ -81,6 +85,21 @@ def _copy_into_second_file(system: MemorySystem, block_id: str) -> None:
     path.write_text(render_file([copy]))
     subprocess.run(["git", "-C", str(system.root), "add", str(path)], check=True)
     subprocess.run(["git", "-C", str(system.root), "commit", "-q", "-m", "copy"], check=True)
+
+
+def _bundle(system: MemorySystem) -> Path:
+    """A bundle (no author: a self-merge takes it) of two blocks this memory does not hold."""
+    from elfmem.block.model import Block
+    from elfmem.sharing import bundle
+
+    blocks = [
+        Block("c0ffee00c0ffee01", "Bundled fact about the on-call phone", created="2026-01-02"),
+        Block("c0ffee00c0ffee02", "Bundled note on the release train", created="2026-01-02"),
+    ]
+    records = [bundle.Record(b, "inbox", {"alpha": 2.5, "beta": 0.5}) for b in blocks]
+    path = system.root.parent / "drill-bundle.jsonl"
+    path.write_bytes(bundle.encode({"share": "all", "from": ""}, records))
+    return path
 
 
 def _tip(root: Path, ref: str) -> str:

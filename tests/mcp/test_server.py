@@ -41,6 +41,7 @@ READS |= {
     "elfmem_mind_show",
 }  # fmt: skip
 DESTRUCTIVE |= {"elfmem_review_corpus", "elfmem_revert_amendment"}
+READS |= {"elfmem_peer_list", "elfmem_peer_inbox_status"}
 NOT_DESTRUCTIVE_WRITES = {"elfmem_remember", "elfmem_remember_many", "elfmem_edit", "elfmem_dream"}
 NOT_DESTRUCTIVE_WRITES |= {"elfmem_sync"}
 

@@ -178,3 +178,20 @@ def test_a_credential_in_upstream_content_stops_the_import_before_any_write(
         arun(_import(memory, db))
     assert git(memory, "rev-parse", "HEAD") == tip
     assert git(memory, "for-each-ref", "refs/notes/") == notes
+
+
+def test_import_from_upstream_on_the_command_line_speaks_json(memory: Path) -> None:
+    from click.testing import CliRunner
+
+    from elfmem.cli import cli
+
+    def invoke(*args: str) -> Any:
+        return CliRunner().invoke(cli, ["-C", str(memory), *args])
+
+    done = invoke("import", "--from-upstream", str(FIXTURE / "project"), "--json")
+    assert done.exit_code == 0, done.output
+    ids = {b["id"] for b in _expected()["blocks"]}
+    listed = invoke("ls", "--status", "all", "--json")
+    assert ids <= {b["id"] for b in json.loads(listed.stdout)["blocks"]}
+    both = invoke("import", "x.jsonl", "--from-upstream", str(FIXTURE / "project"))
+    assert both.exit_code == 2 and "takes no FILE" in both.output
