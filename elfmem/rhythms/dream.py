@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import compare, same_information
+from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
 from elfmem.progress import Progress, Stop, silent
+from elfmem.rhythms.batchnear import BatchNear
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.edges import Edge, edge_lines, nearest_active, propose_edges
+from elfmem.rhythms.edges import Edge, edge_lines, propose_edges
 from elfmem.rhythms.judgement import (
     HostJudge,
     Judge,
@@ -40,6 +41,7 @@ from elfmem.rhythms.lookalike_edges import (
     REVISION_COSINE,
     lookalike_lines,
     lookalike_pair,
+    revision_like,
 )
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
@@ -94,69 +96,24 @@ def _judge(
     vecs: dict[str, np.ndarray],
     judge: Judge | None = None,
     progress: Progress | None = None,
-) -> _Decision:
+) -> tuple[_Decision, BatchNear]:
     decision = _Decision()
     tell = progress or silent
+    cap = core.config.memory.edge_degree_cap
+    found = BatchNear(core, batch, vecs, k=max(16, 2 * cap + 1))
+    accepted: dict[str, Block] = {}
     try:  # Stop from the callback ends the run between blocks; the blocks done are kept
         tell("dream", 0, len(batch))
-        near_active = nearest_active(core, batch, vecs)
-        earlier = _EarlierInRun(batch, vecs)
-        for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
-            near = earlier.merged(block, active_near, decision.promoted)
-            _consider(core, decision, block, near, judge)
+        for done, block in enumerate(batch, 1):
+            before = len(decision.promoted)
+            _consider(core, decision, block, found.near(block.id, accepted), judge)
+            if len(decision.promoted) > before:
+                accepted[block.id] = decision.promoted[-1]
             decision.done = done
             tell("dream", done, len(batch))
     except Stop:
         decision.stopped = True
-    return decision
-
-
-class _EarlierInRun:
-    """Cosines between a block and the blocks promoted before it in the same run.
-
-    Those blocks are not yet active in the index, so the index search cannot see them. The
-    batch's vectors are multiplied a chunk of rows at a time, so a run of n blocks costs a few
-    matrix products rather than n² Python-level dot products.
-    """
-
-    CHUNK = 256
-
-    def __init__(self, batch: list[Block], vecs: dict[str, np.ndarray]) -> None:
-        rows = [b.id for b in batch if b.id in vecs]
-        self.row = {block_id: i for i, block_id in enumerate(rows)}
-        self.matrix = np.stack([vecs[b] for b in rows]).astype(np.float32) if rows else None
-        self._start = -1
-        self._sims: np.ndarray | None = None
-        self._seen = 0
-        self._rows: list[int] = []
-        self._blocks: list[Block] = []
-
-    def _cosines(self, i: int) -> np.ndarray:
-        assert self.matrix is not None
-        start = i - i % self.CHUNK
-        if start != self._start:
-            self._start = start
-            self._sims = self.matrix[start : start + self.CHUNK] @ self.matrix.T
-        assert self._sims is not None
-        row: np.ndarray = self._sims[i - start]
-        return row
-
-    def merged(
-        self, block: Block, near: list[tuple[Block, float]], accepted: list[Block]
-    ) -> list[tuple[Block, float]]:
-        """The five nearest of ``near`` (active blocks) and the blocks accepted so far."""
-        for b in accepted[self._seen :]:  # ``accepted`` only grows at the end
-            if b.id in self.row:
-                self._rows.append(self.row[b.id])
-                self._blocks.append(b)
-        self._seen = len(accepted)
-        i = self.row.get(block.id)
-        if i is None or not self._rows:
-            return near
-        cos = self._cosines(i)[np.asarray(self._rows, dtype=np.intp)]
-        best = np.argsort(-cos, kind="stable")[:5]
-        extra = [(self._blocks[j], float(cos[j])) for j in best]
-        return sorted([*near, *extra], key=lambda p: -p[1])[:5]
+    return decision, found
 
 
 def _consider(
@@ -183,7 +140,7 @@ def _consider(
         if other.id in decision.superseded or cos < REVISION_COSINE:
             continue
         if cos >= LOOKALIKE_COSINE or (
-            judge is None and compare(other.content, block.content).revision_like
+            judge is None and revision_like(other.content, block.content)
         ):
             decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
@@ -232,7 +189,7 @@ def dream(
         return DreamResult(0, inbox_remaining=0, note=note, mode=mode)
     vs = vector_store(core.db())
     vecs = vs.vectors_for(b.id for b in batch)
-    decision = _judge(core, batch, vecs, judge, progress)
+    decision, found = _judge(core, batch, vecs, judge, progress)
     batch = batch[: decision.done]  # a stopped run commits the blocks it decided, no more
     deep = Rescore()
     if rescore and not decision.stopped:
@@ -248,6 +205,7 @@ def dream(
         fresh=decision.promoted,
         exclude=set(decision.superseded),
         pending=[(str(p["id"]), str(p["other"])) for p in decision.lookalikes],
+        near=found.edge_candidates({b.id for b in decision.promoted}, set(decision.superseded)),
     )
     commit_id = _write(core, batch, decision, deep, edges) if batch or deep.retag else None
     lines = _ledger_lines(core, decision, deep, edges, commit_id)

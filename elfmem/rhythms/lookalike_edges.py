@@ -12,8 +12,9 @@ judgement decides instead, so no ``revises`` edge is guessed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from difflib import SequenceMatcher
 
-from elfmem.block.facts import compare
+from elfmem.block.facts import compare, tokens
 from elfmem.block.model import Block
 from elfmem.rhythms.core import Core
 
@@ -24,6 +25,20 @@ REVISION_COSINE = 0.80
 subject, one value replaced: ``Comparison.revision_like``) is linked too. A correction usually
 adds words ("now", "since the March upgrade") that pull its vector away from what it corrects;
 the textual test, not the cosine, is what makes the pair a candidate revision."""
+
+
+def revision_like(a: str, b: str) -> bool:
+    """``compare(a, b).revision_like``, refusing cheaply first: a revision replaces at most one
+    stretch of words, and counting replaced stretches needs only the alignment, not the kinds of
+    every difference (naming kinds is most of ``compare``'s cost, and dream asks this of every
+    near pair)."""
+    ka, kb = [t.key for t in tokens(a)], [t.key for t in tokens(b)]
+    if ka == kb:
+        return False
+    matcher = SequenceMatcher(None, ka, kb, autojunk=False)
+    if sum(1 for op, *_ in matcher.get_opcodes() if op == "replace") > 1:
+        return False
+    return compare(a, b).revision_like
 
 
 def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:

@@ -1,0 +1,144 @@
+"""Consolidation cost against the size of the memory: a bulk import dreamed in one run, then a
+small dream into the big memory.
+
+Prints, per size: the import (``remember_many`` in chunks of 5,000, not dreamed), the one dream
+that drains it (seconds, blocks/s, what it decided), a dream of 100 new blocks into the result,
+and how many of the exact top-k neighbours the neighbour search dream used found (1.000 when the
+search was exact).
+
+    python bench/dream_scale.py [--sizes 10000,100000] [--profile FILE] [--keep DIR]
+
+``--keep DIR`` leaves each memory in DIR/dream-N. ``--profile FILE`` writes a cProfile of the big
+dream of the last size. The blocks are ``bench/recall_bench.py``'s synthetic notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from recall_bench import WORDS, sentence  # noqa: E402
+
+from elfmem.api import MemorySystem  # noqa: E402
+from elfmem.index import vector_store  # noqa: E402
+
+K = 11  # what dream asks for: 2 × edge_degree_cap + 1
+
+
+async def import_blocks(system: MemorySystem, start: int, n: int, rng: random.Random) -> None:
+    done = 0
+    while done < n:
+        k = min(5000, n - done)
+        await system.remember_many(
+            [
+                {"content": sentence(rng, start + done + j), "cue": " ".join(rng.sample(WORDS, 3))}
+                for j in range(k)
+            ]
+        )
+        done += k
+
+
+def neighbour_recall(system: MemorySystem, samples: int = 1000) -> tuple[float, str]:
+    """Share of the exact top-K neighbours the search dream uses finds, over sampled queries."""
+    try:
+        from elfmem.index.neighbours import NeighbourIndex, exact_top_k
+    except ImportError:  # code from before the neighbour search: exact products
+        return 1.0, "exact"
+    table = vector_store(system._core.db())
+    matrix = np.asarray(table.matrix, dtype=np.float32)
+    index = NeighbourIndex.build(matrix)
+    rng = np.random.default_rng(7)
+    rows = rng.choice(len(matrix), size=min(samples, len(matrix)), replace=False)
+    queries = matrix[rows]
+    exact = exact_top_k(queries, matrix, K)
+    found = index.top_k(queries, K)
+    hits = sum(len(set(a) & set(b)) for a, b in zip(exact[0], found[0], strict=True))
+    return hits / (len(rows) * K), index.kind
+
+
+async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[str, object]:
+    rng = random.Random(size)
+    tmp = tempfile.mkdtemp()
+    root = keep / f"dream-{size}" if keep is not None else Path(tmp) / "memory"
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    try:
+        system, _ = await MemorySystem.init(root)
+        t0 = time.perf_counter()
+        await import_blocks(system, 0, size, rng)
+        import_s = time.perf_counter() - t0
+        prof = cProfile.Profile() if profile is not None else None
+        t0 = time.perf_counter()
+        if prof is not None:
+            prof.enable()
+        big = await system.dream()
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(str(profile))
+        dream_s = time.perf_counter() - t0
+        await import_blocks(system, size, 100, rng)
+        t0 = time.perf_counter()
+        small = await system.dream()
+        small_s = time.perf_counter() - t0
+        recall, kind = neighbour_recall(system)
+        await system.close()
+    finally:
+        if keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "size": size,
+        "import": import_s,
+        "dream": dream_s,
+        "rate": size / dream_s,
+        "promoted": len(big.promoted),
+        "dups": len(big.duplicates),
+        "alike": len(big.lookalikes),
+        "edges": big.edges_added,
+        "small": small_s,
+        "small_promoted": len(small.promoted),
+        "recall": recall,
+        "kind": kind,
+    }
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--keep", type=Path, default=None)
+    ap.add_argument("--profile", type=Path, default=None)
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    rows = []
+    for s in sizes:
+        rows.append(await measure(s, args.keep, args.profile if s == sizes[-1] else None))
+        r = rows[-1]
+        print(f"# {s}: {r}", flush=True)
+    print(
+        f"{'blocks':>8} {'import s':>9} {'dream s':>8} {'blocks/s':>9} {'promoted':>9} "
+        f"{'dups':>5} {'look-alikes':>11} {'edges':>7} {'+100 dream s':>13} "
+        f"{'top-11 recall':>14} {'search':>7}"
+    )
+    for r in rows:
+        print(
+            f"{r['size']:>8,} {r['import']:>9.1f} {r['dream']:>8.1f} {r['rate']:>9.0f} "
+            f"{r['promoted']:>9,} {r['dups']:>5} {r['alike']:>11} {r['edges']:>7,} "
+            f"{r['small']:>13.2f} {r['recall']:>14.3f} {r['kind']:>7}"
+        )
+    print("top-11 recall: share of each block's exact 11 nearest blocks that dream's neighbour")
+    print("search returns, over 1,000 sampled blocks of the final memory")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
