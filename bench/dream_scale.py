@@ -49,22 +49,35 @@ async def import_blocks(system: MemorySystem, start: int, n: int, rng: random.Ra
         done += k
 
 
-def neighbour_recall(system: MemorySystem, samples: int = 1000) -> tuple[float, str]:
-    """Share of the exact top-K neighbours the search dream uses finds, over sampled queries."""
+def neighbour_recall(system: MemorySystem, samples: int = 1000) -> dict[str, object]:
+    """What the search dream uses at this size finds of the exact top-K neighbours and of the
+    exact pairs at cosine ≥ 0.80 among them (the look-alike band), over sampled blocks; and the
+    same for the inverted file forced on (what it would miss at this size)."""
     try:
         from elfmem.index.neighbours import NeighbourIndex, exact_top_k
     except ImportError:  # code from before the neighbour search: exact products
-        return 1.0, "exact"
+        return {"kind": "exact", "recall": 1.0, "pairs": 1.0, "ivf": float("nan")}
     table = vector_store(system._core.db())
     matrix = np.asarray(table.matrix, dtype=np.float32)
-    index = NeighbourIndex.build(matrix)
     rng = np.random.default_rng(7)
     rows = rng.choice(len(matrix), size=min(samples, len(matrix)), replace=False)
     queries = matrix[rows]
     exact = exact_top_k(queries, matrix, K)
-    found = index.top_k(queries, K)
-    hits = sum(len(set(a) & set(b)) for a, b in zip(exact[0], found[0], strict=True))
-    return hits / (len(rows) * K), index.kind
+
+    def found(index: NeighbourIndex) -> tuple[float, float]:
+        got = index.top_k(queries, K)
+        hits = sum(len(set(a) & set(b)) for a, b in zip(exact.rows, got.rows, strict=True))
+        band = [
+            (set(a[s >= 0.80]), set(b))
+            for a, s, b in zip(exact.rows, exact.scores, got.rows, strict=True)
+        ]
+        wanted = sum(len(a) for a, _ in band)
+        return hits / (len(rows) * K), sum(len(a & b) for a, b in band) / max(1, wanted)
+
+    used = NeighbourIndex.build(matrix)
+    recall, pairs = found(used)
+    ivf, _ = found(NeighbourIndex.build(matrix, lists=int(round(np.sqrt(len(matrix))))))
+    return {"kind": used.kind, "recall": recall, "pairs": pairs, "ivf": ivf}
 
 
 async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[str, object]:
@@ -92,7 +105,7 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         t0 = time.perf_counter()
         small = await system.dream()
         small_s = time.perf_counter() - t0
-        recall, kind = neighbour_recall(system)
+        search = neighbour_recall(system)
         await system.close()
     finally:
         if keep is None:
@@ -108,8 +121,7 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         "edges": big.edges_added,
         "small": small_s,
         "small_promoted": len(small.promoted),
-        "recall": recall,
-        "kind": kind,
+        **search,
     }
 
 
@@ -128,16 +140,19 @@ async def main() -> None:
     print(
         f"{'blocks':>8} {'import s':>9} {'dream s':>8} {'blocks/s':>9} {'promoted':>9} "
         f"{'dups':>5} {'look-alikes':>11} {'edges':>7} {'+100 dream s':>13} "
-        f"{'top-11 recall':>14} {'search':>7}"
+        f"{'search':>7} {'top-11 found':>13} {'pairs≥.80 found':>16} {'ivf top-11':>11}"
     )
     for r in rows:
         print(
             f"{r['size']:>8,} {r['import']:>9.1f} {r['dream']:>8.1f} {r['rate']:>9.0f} "
             f"{r['promoted']:>9,} {r['dups']:>5} {r['alike']:>11} {r['edges']:>7,} "
-            f"{r['small']:>13.2f} {r['recall']:>14.3f} {r['kind']:>7}"
+            f"{r['small']:>13.2f} {r['kind']:>7} {r['recall']:>13.3f} {r['pairs']:>16.3f} "
+            f"{r['ivf']:>11.3f}"
         )
-    print("top-11 recall: share of each block's exact 11 nearest blocks that dream's neighbour")
-    print("search returns, over 1,000 sampled blocks of the final memory")
+    print("search: what dream uses at this size (exact products, or the inverted file);")
+    print("top-11 found: share of a block's exact 11 nearest that search returns (1,000 sampled")
+    print("blocks of the final memory); pairs≥.80 found: the same for those at cosine ≥ 0.80;")
+    print("ivf top-11: the inverted file's share when forced on at this size")
 
 
 if __name__ == "__main__":

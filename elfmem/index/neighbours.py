@@ -94,15 +94,22 @@ def exact_top_k(
     if n == 0 or k <= 0:
         return _sorted(best_rows, best_scores)
     step = max(1, _CELL // n)
+    ordered = d_rank is not None and bool(np.all(d_rank[1:] >= d_rank[:-1]))
     for start in range(0, len(queries), step):
         at = np.arange(start, min(start + step, len(queries)))
-        scores = queries[at] @ pool.T
+        upto = n
+        if ordered and q_rank is not None and d_rank is not None:
+            # Pool rows ranked at or above every query of the chunk qualify for none of them.
+            upto = int(np.searchsorted(d_rank, q_rank[at].max(), side="left"))
+            if upto == 0:
+                continue
+        scores = queries[at] @ pool[:upto].T
         allowed = _allowed(
-            None if q_rank is None else q_rank[at], None if d_rank is None else d_rank
+            None if q_rank is None else q_rank[at], None if d_rank is None else d_rank[:upto]
         )
         if allowed is not None:
             scores[~allowed] = -np.inf
-        width = min(k, n)
+        width = min(k, upto)
         top = np.argpartition(-scores, width - 1, axis=1)[:, :width]
         _merge(
             best_rows,
@@ -156,7 +163,7 @@ class NeighbourIndex:
         order = np.argsort(assign, kind="stable")
         bounds = np.searchsorted(assign[order], np.arange(count + 1))
         members = [order[bounds[c] : bounds[c + 1]] for c in range(count)]
-        chosen = probes if probes is not None else max(8, count // 16)
+        chosen = probes if probes is not None else max(8, count // 12)
         return cls(matrix, rank, centres, members, min(chosen, count))
 
     def top_k(self, queries: npt.ArrayLike, k: int, q_rank: Ints | None = None) -> Neighbours:

@@ -23,6 +23,7 @@ from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
+from elfmem.index.calibration import DEFAULT_CUTS, Cuts
 from elfmem.progress import Progress, Stop, silent
 from elfmem.rhythms.batchnear import BatchNear
 from elfmem.rhythms.capture import locate
@@ -37,8 +38,7 @@ from elfmem.rhythms.judgement import (
     host_judge,
 )
 from elfmem.rhythms.lookalike_edges import (
-    LOOKALIKE_COSINE,
-    REVISION_COSINE,
+    lookalike_cuts,
     lookalike_lines,
     lookalike_pair,
     revision_like,
@@ -60,6 +60,8 @@ class _Decision:
     judgements: dict[str, Judgement] = field(default_factory=dict)
     by_hash: dict[str, str] = field(default_factory=dict)
     """content hash → the id of the block promoted with it in this run."""
+    cuts: Cuts = DEFAULT_CUTS
+    """The configured model's look-alike cuts (``index/calibration.py``)."""
     done: int = 0
     """Blocks considered; fewer than the batch when the run was stopped."""
     stopped: bool = False
@@ -73,7 +75,8 @@ def _apply_judgement(
     None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
     recorded as a duplicate of that block.
     """
-    offered = [(o.id, o.content) for o, c in near if c >= LOOKALIKE_COSINE and o.id != block.id]
+    cut = decision.cuts.lookalike
+    offered = [(o.id, o.content) for o, c in near if c >= cut and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict
     if verdict.duplicate_of and verdict.duplicate_of in dict(offered):
@@ -97,7 +100,7 @@ def _judge(
     judge: Judge | None = None,
     progress: Progress | None = None,
 ) -> tuple[_Decision, BatchNear]:
-    decision = _Decision()
+    decision = _Decision(cuts=lookalike_cuts(core))
     tell = progress or silent
     cap = core.config.memory.edge_degree_cap
     found = BatchNear(core, batch, vecs, k=max(16, 2 * cap + 1))
@@ -137,9 +140,9 @@ def _consider(
             return
         block = judged
     for other, cos in near:
-        if other.id in decision.superseded or cos < REVISION_COSINE:
+        if other.id in decision.superseded or cos < decision.cuts.revision:
             continue
-        if cos >= LOOKALIKE_COSINE or (
+        if cos >= decision.cuts.lookalike or (
             judge is None and revision_like(other.content, block.content)
         ):
             decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
