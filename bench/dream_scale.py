@@ -9,7 +9,8 @@ search was exact).
     python bench/dream_scale.py [--sizes 10000,100000] [--profile FILE] [--keep DIR]
 
 ``--keep DIR`` leaves each memory in DIR/dream-N. ``--profile FILE`` writes a cProfile of the big
-dream of the last size. The blocks are ``bench/recall_bench.py``'s synthetic notes.
+dream of the last size (and FILE.small of the dream of 100). The blocks are
+``bench/recall_bench.py``'s synthetic notes.
 """
 
 from __future__ import annotations
@@ -102,8 +103,14 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
             prof.dump_stats(str(profile))
         dream_s = time.perf_counter() - t0
         await import_blocks(system, size, 100, rng)
+        prof = cProfile.Profile() if profile is not None else None
         t0 = time.perf_counter()
+        if prof is not None:
+            prof.enable()
         small = await system.dream()
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(f"{profile}.small")
         small_s = time.perf_counter() - t0
         search = neighbour_recall(system)
         await system.close()

@@ -24,6 +24,8 @@ from elfmem.index import (
     open_index,
     sync,
 )
+from elfmem.index.embedding import reembeds_itself
+from elfmem.progress import Progress, silent
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
@@ -72,6 +74,8 @@ class Core:
         self.last_recall_block_ids: list[str] = []
         self.staged_pairs: dict[str, set[tuple[str, str]]] = {}
         """Co-retrieval pairs already staged, per session: a pair counts once per session."""
+        self.progress: Progress = silent
+        """Hears long work a read starts by itself (re-embedding after a change of model)."""
         self.warnings: dict[str, None] = {}
         """Every file problem a sync reported (file:line each), in order, once: what a command
         warns about (a conflicted or damaged bucket, a block id in two files)."""
@@ -105,8 +109,23 @@ class Core:
         from disk itself.
         """
         model = self.embedder if vectors else None
-        self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
+        db = self.db()
+        before = db.meta().get("model_identity") if model is not None else None
+        local = reembeds_itself(model)
+        self.last_sync = sync(
+            db,
+            self.store.source(),
+            model,
+            overlay=overlay,
+            allow_model_change=local,
+            progress=self.progress if local else silent,
+        )
         self._warn(self.last_sync)
+        if model is not None and before is not None and before != model.identity:
+            self.warnings[
+                f"the embedding model changed from {before} to {model.identity}: "
+                f"re-embedded {self.last_sync.embedded} texts (the rest came from the cache)"
+            ] = None
         return self.last_sync
 
     def _warn(self, report: SyncReport) -> None:

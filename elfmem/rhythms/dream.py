@@ -177,7 +177,11 @@ def dream(
     (or rescored) is linked to its nearest active neighbours by semantic edges. ``rescore`` adds
     deep sleep: aged active blocks are judged again (see ``rescore.py``).
     """
-    core.sync(vectors=True)
+    heard, core.progress = core.progress, progress or core.progress
+    try:  # a change of local model re-embeds here, and the caller's progress hears it
+        core.sync(vectors=True)
+    finally:
+        core.progress = heard
     inbox = queries.list_blocks(core.db(), status="inbox")
     per_run = len(inbox) if judge is None else core.config.consolidation.max_inbox_per_run
     limit = max_blocks or per_run
