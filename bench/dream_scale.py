@@ -8,7 +8,8 @@ search was exact).
 
     python bench/dream_scale.py [--sizes 10000,100000] [--profile FILE] [--keep DIR]
 
-``--keep DIR`` leaves each memory in DIR/dream-N. ``--profile FILE`` writes a cProfile of the big
+``--keep DIR`` leaves each memory in DIR/dream-N; ``--search-only DIR/dream-N`` measures the
+search columns alone on such a memory. ``--profile FILE`` writes a cProfile of the big
 dream of the last size (and FILE.small of the dream of 100). The blocks are
 ``bench/recall_bench.py``'s synthetic notes.
 """
@@ -54,10 +55,8 @@ def neighbour_recall(system: MemorySystem, samples: int = 1000) -> dict[str, obj
     """What the search dream uses at this size finds of the exact top-K neighbours and of the
     exact pairs at cosine ≥ 0.80 among them (the look-alike band), over sampled blocks; and the
     same for the inverted file forced on (what it would miss at this size)."""
-    try:
-        from elfmem.index.neighbours import NeighbourIndex, exact_top_k
-    except ImportError:  # code from before the neighbour search: exact products
-        return {"kind": "exact", "recall": 1.0, "pairs": 1.0, "ivf": float("nan")}
+    from elfmem.index.nearest import NeighbourIndex, exact_top_k
+
     table = vector_store(system._core.db())
     matrix = np.asarray(table.matrix, dtype=np.float32)
     rng = np.random.default_rng(7)
@@ -137,7 +136,13 @@ async def main() -> None:
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--keep", type=Path, default=None)
     ap.add_argument("--profile", type=Path, default=None)
+    ap.add_argument("--search-only", type=Path, default=None, metavar="MEMORY")
     args = ap.parse_args()
+    if args.search_only is not None:  # the search columns alone, on a memory kept earlier
+        system = await MemorySystem.from_config(args.search_only)
+        print(neighbour_recall(system))
+        await system.close()
+        return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     rows = []
     for s in sizes:

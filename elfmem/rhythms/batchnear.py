@@ -6,7 +6,7 @@ query limited to pool rows of lower rank (active: −1, a batch block: its posit
 then walk the batch in order and keep, of each block's candidates, those still valid: active, or
 promoted earlier in this run. The same candidates give the semantic edges of the promoted blocks.
 
-The search is exact up to ``neighbours.EXACT_PAIRS`` products and an inverted file past it, so
+The search is exact up to ``nearest.EXACT_PAIRS`` products and an inverted file past it, so
 the run costs about the same per block at 10k blocks and at 100k (``bench/dream_scale.py``).
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from elfmem.block.model import Block
 from elfmem.index import queries, vector_store
-from elfmem.index.neighbours import NeighbourIndex
+from elfmem.index.nearest import NeighbourIndex
 from elfmem.rhythms.core import Core
 
 NEAR = 5

@@ -12,7 +12,7 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.block.facts import same_information
 from elfmem.index import list_blocks
-from elfmem.index.neighbours import NeighbourIndex
+from elfmem.index.nearest import NeighbourIndex
 from elfmem.rhythms import batchnear
 from tests.conftest import arun
 

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elfmem.index.neighbours import NeighbourIndex, exact_top_k
+from elfmem.index.nearest import NeighbourIndex, exact_top_k
 
 
 def _unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:
