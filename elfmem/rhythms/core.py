@@ -112,16 +112,17 @@ class Core:
         db = self.db()
         before = db.meta().get("model_identity") if model is not None else None
         local = reembeds_itself(model)
+        changing = model is not None and before is not None and before != model.identity
         self.last_sync = sync(
             db,
             self.store.source(),
             model,
             overlay=overlay,
             allow_model_change=local,
-            progress=self.progress if local else silent,
+            progress=self.progress if local and changing else silent,
         )
         self._warn(self.last_sync)
-        if model is not None and before is not None and before != model.identity:
+        if changing and model is not None:
             self.warnings[
                 f"the embedding model changed from {before} to {model.identity}: "
                 f"re-embedded {self.last_sync.embedded} texts (the rest came from the cache)"
