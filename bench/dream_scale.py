@@ -93,24 +93,24 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         await import_blocks(system, 0, size, rng)
         import_s = time.perf_counter() - t0
         prof = cProfile.Profile() if profile is not None else None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if prof is not None:
             prof.enable()
         big = await system.dream()
         if prof is not None:
             prof.disable()
             prof.dump_stats(str(profile))
-        dream_s = time.perf_counter() - t0
+        dream_s, dream_cpu = time.perf_counter() - t0, time.process_time() - c0
         await import_blocks(system, size, 100, rng)
         prof = cProfile.Profile() if profile is not None else None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if prof is not None:
             prof.enable()
         small = await system.dream()
         if prof is not None:
             prof.disable()
             prof.dump_stats(f"{profile}.small")
-        small_s = time.perf_counter() - t0
+        small_s, small_cpu = time.perf_counter() - t0, time.process_time() - c0
         search = neighbour_recall(system)
         await system.close()
     finally:
@@ -121,6 +121,9 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         "import": import_s,
         "dream": dream_s,
         "rate": size / dream_s,
+        "cpu": dream_cpu,
+        "cpu_rate": size / dream_cpu,
+        "small_cpu": small_cpu,
         "promoted": len(big.promoted),
         "dups": len(big.duplicates),
         "alike": len(big.lookalikes),
@@ -150,17 +153,21 @@ async def main() -> None:
         r = rows[-1]
         print(f"# {s}: {r}", flush=True)
     print(
-        f"{'blocks':>8} {'import s':>9} {'dream s':>8} {'blocks/s':>9} {'promoted':>9} "
-        f"{'dups':>5} {'look-alikes':>11} {'edges':>7} {'+100 dream s':>13} "
+        f"{'blocks':>8} {'import s':>9} {'dream s':>8} {'blocks/s':>9} {'CPU s':>7} "
+        f"{'blocks/CPU s':>12} {'promoted':>9} "
+        f"{'dups':>5} {'look-alikes':>11} {'edges':>7} {'+100 dream s':>13} {'(CPU s)':>8} "
         f"{'search':>7} {'top-11 found':>13} {'pairs≥.80 found':>16} {'ivf top-11':>11}"
     )
     for r in rows:
         print(
             f"{r['size']:>8,} {r['import']:>9.1f} {r['dream']:>8.1f} {r['rate']:>9.0f} "
+            f"{r['cpu']:>7.1f} {r['cpu_rate']:>12.0f} "
             f"{r['promoted']:>9,} {r['dups']:>5} {r['alike']:>11} {r['edges']:>7,} "
-            f"{r['small']:>13.2f} {r['kind']:>7} {r['recall']:>13.3f} {r['pairs']:>16.3f} "
-            f"{r['ivf']:>11.3f}"
+            f"{r['small']:>13.2f} {r['small_cpu']:>8.2f} {r['kind']:>7} {r['recall']:>13.3f} "
+            f"{r['pairs']:>16.3f} {r['ivf']:>11.3f}"
         )
+    print("CPU s: this process's CPU time (user + system) for the same dream: on a shared")
+    print("machine the wall-clock columns include waiting for a core;")
     print("search: what dream uses at this size (exact products, or the inverted file);")
     print("top-11 found: share of a block's exact 11 nearest that search returns (1,000 sampled")
     print("blocks of the final memory); pairs≥.80 found: the same for those at cosine ≥ 0.80;")
