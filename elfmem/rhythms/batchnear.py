@@ -32,27 +32,30 @@ class BatchNear:
         self, core: Core, batch: Sequence[Block], vecs: Mapping[str, np.ndarray], k: int = 16
     ) -> None:
         vs = vector_store(core.db())
-        active = np.flatnonzero(np.isin(vs.statuses, ["active"])) if vs.ids else np.zeros(0, int)
-        asked = [(i, b.id) for i, b in enumerate(batch) if b.id in vecs]
-        self.ids = [vs.ids[r] for r in active] + [bid for _, bid in asked]
+        # The pool is the index's own matrix, not a copy: rows that are neither active nor in the
+        # batch get a rank no query reaches.
+        self.ids = vs.ids
+        self.rank = np.full(len(vs.ids), np.iinfo(np.int64).max, dtype=np.int64)
+        self.rank[vs.statuses == "active"] = -1
+        at = vs.row_numbers(b.id for b in batch if b.id in vecs)
+        asked = [(i, b.id, at[b.id]) for i, b in enumerate(batch) if b.id in at]
+        for position, _, row in asked:
+            self.rank[row] = position
         self.kind = "exact"
         self._found: dict[str, list[tuple[int, float]]] = {}
-        self._active_count = len(active)
         self._blocks: dict[str, Block] = {}
-        if not asked or not self.ids:
+        if not asked:
             return
-        mine = np.stack([vecs[bid] for _, bid in asked]).astype(np.float32)
-        pool = np.concatenate([np.asarray(vs.matrix[active], dtype=np.float32), mine])
-        positions = np.asarray([i for i, _ in asked], dtype=np.int64)
-        rank = np.concatenate([np.full(len(active), -1, dtype=np.int64), positions])
-        index = NeighbourIndex.build(pool, rank, queries=len(asked))
+        mine = np.stack([vecs[bid] for _, bid, _ in asked]).astype(np.float32)
+        positions = np.asarray([i for i, _, _ in asked], dtype=np.int64)
+        index = NeighbourIndex.build(vs.matrix, self.rank, queries=len(asked))
         self.kind = index.kind
         found = index.top_k(mine, k, q_rank=positions)
-        for (_, bid), rows, scores in zip(asked, found.rows, found.scores, strict=True):
+        for (_, bid, _), rows, scores in zip(asked, found.rows, found.scores, strict=True):
             self._found[bid] = [
                 (int(r), float(s)) for r, s in zip(rows, scores, strict=True) if r >= 0
             ]
-        wanted = {self.ids[r] for hits in self._found.values() for r, _ in hits if r < len(active)}
+        wanted = {self.ids[r] for hits in self._found.values() for r, _ in hits if self.rank[r] < 0}
         rows_by_id = queries.get_blocks(core.db(), wanted)
         self._blocks = {bid: row.to_block() for bid, row in rows_by_id.items()}
 
@@ -61,9 +64,8 @@ class BatchNear:
         out: list[tuple[Block, float]] = []
         for row, cos in self._found.get(block_id, ()):
             other_id = self.ids[row]
-            other = (
-                self._blocks.get(other_id) if row < self._active_count else accepted.get(other_id)
-            )
+            known = self._blocks if self.rank[row] < 0 else accepted
+            other = known.get(other_id)
             if other is not None and other_id != block_id:
                 out.append((other, cos))
                 if len(out) == NEAR:
@@ -79,7 +81,7 @@ class BatchNear:
             keep = []
             for row, cos in self._found.get(block_id, ()):
                 other_id = self.ids[row]
-                valid = row < self._active_count or other_id in promoted
+                valid = self.rank[row] < 0 or other_id in promoted
                 if valid and other_id not in exclude and other_id != block_id:
                     keep.append((other_id, cos))
             out[block_id] = keep
