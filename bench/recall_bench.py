@@ -5,6 +5,7 @@ reinforcement), the time to bring the index up to date after a 10-block commit (
 versus a full rebuild with a warm embedding cache, their ratio, and the index size on disk.
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
+                                 [--latency-only]
 
 Each memory is filled in a child process and measured in this one, which only opens it, as an
 agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later
@@ -78,7 +79,9 @@ async def fill_only(size: int, root: Path) -> None:
     await system.close()
 
 
-async def measure(size: int, queries: int, keep: Path | None) -> dict[str, float]:
+async def measure(
+    size: int, queries: int, keep: Path | None, latency_only: bool = False
+) -> dict[str, float]:
     rng = random.Random(size + 1)
     with tempfile.TemporaryDirectory() as tmp:
         root = keep / f"blocks-{size}" if keep is not None else Path(tmp) / "memory"
@@ -95,6 +98,9 @@ async def measure(size: int, queries: int, keep: Path | None) -> dict[str, float
             t0 = time.perf_counter()
             await system.recall(q, top_k=5, reinforce=False)
             lat.append((time.perf_counter() - t0) * 1000)
+        if latency_only:
+            await system.close()
+            return {"size": size, "p50": statistics.median(lat), "p95": pct(lat, 0.95)}
         # A 10-block commit the index has not seen (as after a pull): measure the catch-up.
         old_tree = core.store.memory_tree_oid()
         await system.remember_many([{"content": sentence(rng, size + j)} for j in range(10)])
@@ -129,12 +135,19 @@ async def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--keep", type=Path, default=None)
+    ap.add_argument("--latency-only", action="store_true", help="recall p50/p95 alone")
     ap.add_argument("--fill-only", nargs=2, metavar=("SIZE", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.fill_only:
         await fill_only(int(args.fill_only[0]), Path(args.fill_only[1]))
         return
-    rows = [await measure(int(s), args.queries, args.keep) for s in args.sizes.split(",") if s]
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    if args.latency_only:
+        for size in sizes:
+            r = await measure(size, args.queries, args.keep, latency_only=True)
+            print(f"{r['size']:>8,} blocks: recall p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
+        return
+    rows = [await measure(s, args.queries, args.keep) for s in sizes]
     print(
         f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "
         f"{'sync after 10-block diff':>25} {'full rebuild':>13} "

@@ -581,9 +581,11 @@ class MemorySystem(
         reads only, never rewrites history."""
         return secretaudit.audit(self._core)
 
-    async def migrate_embeddings(self) -> dict[str, Any]:
-        """Re-embed every block with the configured model (the only way to change models)."""
-        report = maintenance.migrate_embeddings(self._core)
+    async def migrate_embeddings(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Re-embed every block with the configured model. An endpoint model needs this after a
+        change; a local one (the embedded model, a model2vec folder) re-embeds by itself at the
+        next read. ``progress(stage, done, total)`` hears each batch embedded."""
+        report = maintenance.migrate_embeddings(self._core, progress)
         return {
             "embedded": report.embedded,
             "model": self._core.embedder.identity,

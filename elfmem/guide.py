@@ -263,7 +263,7 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "delete the index if it fails",
     ),
     "migrate_embeddings": (
-        "After changing embeddings in config.",
+        "After switching to an endpoint embedding model (a local one re-embeds by itself).",
         "-",
         "embeds every text not cached",
         "summary",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from elfmem.cli.output import emit, json_option, run
+from elfmem.cli.progress import progress_bar
 
 
 @click.command()
@@ -94,7 +95,8 @@ def status(ctx: click.Context, json_: bool) -> None:
 @click.pass_context
 def migrate_embeddings(ctx: click.Context, json_: bool) -> None:
     """Re-embed every block with the model now in .elfmem/config.yaml."""
-    result = run(ctx, json_, lambda s: s.migrate_embeddings())
+    with progress_bar(json_) as bar:
+        result = run(ctx, json_, lambda s: s.migrate_embeddings(bar))
     emit(result, json_, str(result["summary"]))
 
 

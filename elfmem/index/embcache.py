@@ -90,6 +90,18 @@ class EmbeddingCache:
         except sqlite3.DatabaseError:
             self._recreate()
 
+    def get_note(self, key: str) -> str | None:
+        """A small text stored beside the vectors (a model's calibration), or None."""
+        rows = self._query("SELECT value FROM notes WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    def put_note(self, key: str, value: str) -> None:
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, value))
+        except sqlite3.DatabaseError:
+            self._recreate()
+
     def _query(self, sql: str, params: list[str]) -> list[tuple[str, bytes]]:
         try:
             return self._conn.execute(sql, params).fetchall()
@@ -123,6 +135,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     conn.execute(
         "CREATE UNIQUE INDEX IF NOT EXISTS embeddings_key ON embeddings (model, text_hash)"
     )
+    conn.execute("CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     conn.execute("SELECT count(*) FROM embeddings WHERE model = ''").fetchone()
     return conn
 

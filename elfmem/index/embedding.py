@@ -43,6 +43,17 @@ class VectorPlan:
     """Blocks whose text changed while vectors were off: their old vector rows are dropped."""
 
 
+LOCAL_MODELS = ("static:", "mock:")
+"""Identity prefixes of models that run in this process: re-embedding with them costs seconds
+and no money, so a change to one (an upgrade of the embedded model, a new ``embeddings.path``)
+re-embeds the memory by itself. An endpoint model waits for ``elfmem migrate-embeddings``."""
+
+
+def reembeds_itself(model: VectorModel | None) -> bool:
+    """True when a change to ``model`` is applied at the next sync without asking."""
+    return model is not None and model.identity.startswith(LOCAL_MODELS)
+
+
 def check_model(meta: dict[str, str], model: VectorModel | None, allow_change: bool) -> None:
     """Refuse to mix vectors from two models: rankings would silently be wrong."""
     known = meta.get("model_identity")

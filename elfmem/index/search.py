@@ -195,6 +195,11 @@ class VectorStore:
         top = top[np.lexsort((top, -scores[top]))]
         return [(snap.ids[i], float(scores[i])) for i in top]
 
+    def row_numbers(self, ids: Iterable[str]) -> dict[str, int]:
+        """Each known id's row in ``matrix`` (and ``ids``, ``statuses``); unknown ids skipped."""
+        rows = self._snap.rows
+        return {i: rows[i] for i in ids if i in rows}
+
     def vectors_for(self, ids: Iterable[str]) -> dict[str, Matrix]:
         """Stored vectors of ``ids`` (for MMR and near-duplicate checks); unknown ids skipped."""
         snap = self._snap

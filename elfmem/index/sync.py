@@ -81,12 +81,15 @@ def sync(
     cache: EmbeddingCache | None = None,
     allow_model_change: bool = False,
     overlay: bool = True,
+    progress: Progress = silent,
 ) -> SyncReport:
     """Bring ``db`` up to date with ``source``; never raises for a file that does not parse.
 
     ``model`` None indexes text only and leaves vectors to the next sync that has a model.
     ``overlay`` False follows the committed tree only and leaves the working-tree check (a stat
     of every memory file) to the next sync that wants it; rows already overlaid stay as they are.
+    ``progress`` hears ``("embed", done, total)`` per batch of texts the cache lacked (a change of
+    model re-embeds every block).
     """
     report = _settle(
         db,
@@ -98,6 +101,7 @@ def sync(
             text_for,
             cache,
             allow_model_change,
+            progress,
         ),
         model,
         text_for,

@@ -24,6 +24,8 @@ from elfmem.index import (
     open_index,
     sync,
 )
+from elfmem.index.embedding import reembeds_itself
+from elfmem.progress import Progress, silent
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
@@ -74,6 +76,8 @@ class Core:
         """Co-retrieval pairs already staged, per session: a pair counts once per session."""
         self.before_sync: Callable[[Core], object] | None = None
         """Run before each sync (the API sets the reconciliation check after a merge)."""
+        self.progress: Progress = silent
+        """Hears long work a read starts by itself (re-embedding after a change of model)."""
         self.warnings: dict[str, None] = {}
         """Every file problem a sync reported (file:line each), in order, once: what a command
         warns about (a conflicted or damaged bucket, a block id in two files)."""
@@ -109,8 +113,24 @@ class Core:
         if self.before_sync is not None:
             self.before_sync(self)
         model = self.embedder if vectors else None
-        self.last_sync = sync(self.db(), self.store.source(), model, overlay=overlay)
+        db = self.db()
+        before = db.meta().get("model_identity") if model is not None else None
+        local = reembeds_itself(model)
+        changing = model is not None and before is not None and before != model.identity
+        self.last_sync = sync(
+            db,
+            self.store.source(),
+            model,
+            overlay=overlay,
+            allow_model_change=local,
+            progress=self.progress if local and changing else silent,
+        )
         self._warn(self.last_sync)
+        if changing and model is not None:
+            self.warnings[
+                f"the embedding model changed from {before} to {model.identity}: "
+                f"re-embedded {self.last_sync.embedded} texts (the rest came from the cache)"
+            ] = None
         return self.last_sync
 
     def _warn(self, report: SyncReport) -> None:

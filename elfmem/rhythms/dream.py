@@ -19,14 +19,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elfmem.block.facts import compare, same_information
+from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
+from elfmem.index.calibration import DEFAULT_CUTS, Cuts
 from elfmem.progress import Progress, Stop, silent
+from elfmem.rhythms.batchnear import BatchNear
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.edges import Edge, edge_lines, nearest_active, propose_edges
+from elfmem.rhythms.edges import Edge, edge_lines, propose_edges
 from elfmem.rhythms.judgement import (
     HostJudge,
     Judge,
@@ -36,10 +38,10 @@ from elfmem.rhythms.judgement import (
     host_judge,
 )
 from elfmem.rhythms.lookalike_edges import (
-    LOOKALIKE_COSINE,
-    REVISION_COSINE,
+    lookalike_cuts,
     lookalike_lines,
     lookalike_pair,
+    revision_like,
 )
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
@@ -58,6 +60,8 @@ class _Decision:
     judgements: dict[str, Judgement] = field(default_factory=dict)
     by_hash: dict[str, str] = field(default_factory=dict)
     """content hash → the id of the block promoted with it in this run."""
+    cuts: Cuts = DEFAULT_CUTS
+    """The configured model's look-alike cuts (``index/calibration.py``)."""
     done: int = 0
     """Blocks considered; fewer than the batch when the run was stopped."""
     stopped: bool = False
@@ -71,7 +75,8 @@ def _apply_judgement(
     None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
     recorded as a duplicate of that block.
     """
-    offered = [(o.id, o.content) for o, c in near if c >= LOOKALIKE_COSINE and o.id != block.id]
+    cut = decision.cuts.lookalike
+    offered = [(o.id, o.content) for o, c in near if c >= cut and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict
     if verdict.duplicate_of and verdict.duplicate_of in dict(offered):
@@ -94,69 +99,24 @@ def _judge(
     vecs: dict[str, np.ndarray],
     judge: Judge | None = None,
     progress: Progress | None = None,
-) -> _Decision:
-    decision = _Decision()
+) -> tuple[_Decision, BatchNear]:
+    decision = _Decision(cuts=lookalike_cuts(core))
     tell = progress or silent
+    cap = core.config.memory.edge_degree_cap
+    found = BatchNear(core, batch, vecs, k=max(16, 2 * cap + 1))
+    accepted: dict[str, Block] = {}
     try:  # Stop from the callback ends the run between blocks; the blocks done are kept
         tell("dream", 0, len(batch))
-        near_active = nearest_active(core, batch, vecs)
-        earlier = _EarlierInRun(batch, vecs)
-        for done, (block, active_near) in enumerate(zip(batch, near_active, strict=True), 1):
-            near = earlier.merged(block, active_near, decision.promoted)
-            _consider(core, decision, block, near, judge)
+        for done, block in enumerate(batch, 1):
+            before = len(decision.promoted)
+            _consider(core, decision, block, found.near(block.id, accepted), judge)
+            if len(decision.promoted) > before:
+                accepted[block.id] = decision.promoted[-1]
             decision.done = done
             tell("dream", done, len(batch))
     except Stop:
         decision.stopped = True
-    return decision
-
-
-class _EarlierInRun:
-    """Cosines between a block and the blocks promoted before it in the same run.
-
-    Those blocks are not yet active in the index, so the index search cannot see them. The
-    batch's vectors are multiplied a chunk of rows at a time, so a run of n blocks costs a few
-    matrix products rather than n² Python-level dot products.
-    """
-
-    CHUNK = 256
-
-    def __init__(self, batch: list[Block], vecs: dict[str, np.ndarray]) -> None:
-        rows = [b.id for b in batch if b.id in vecs]
-        self.row = {block_id: i for i, block_id in enumerate(rows)}
-        self.matrix = np.stack([vecs[b] for b in rows]).astype(np.float32) if rows else None
-        self._start = -1
-        self._sims: np.ndarray | None = None
-        self._seen = 0
-        self._rows: list[int] = []
-        self._blocks: list[Block] = []
-
-    def _cosines(self, i: int) -> np.ndarray:
-        assert self.matrix is not None
-        start = i - i % self.CHUNK
-        if start != self._start:
-            self._start = start
-            self._sims = self.matrix[start : start + self.CHUNK] @ self.matrix.T
-        assert self._sims is not None
-        row: np.ndarray = self._sims[i - start]
-        return row
-
-    def merged(
-        self, block: Block, near: list[tuple[Block, float]], accepted: list[Block]
-    ) -> list[tuple[Block, float]]:
-        """The five nearest of ``near`` (active blocks) and the blocks accepted so far."""
-        for b in accepted[self._seen :]:  # ``accepted`` only grows at the end
-            if b.id in self.row:
-                self._rows.append(self.row[b.id])
-                self._blocks.append(b)
-        self._seen = len(accepted)
-        i = self.row.get(block.id)
-        if i is None or not self._rows:
-            return near
-        cos = self._cosines(i)[np.asarray(self._rows, dtype=np.intp)]
-        best = np.argsort(-cos, kind="stable")[:5]
-        extra = [(self._blocks[j], float(cos[j])) for j in best]
-        return sorted([*near, *extra], key=lambda p: -p[1])[:5]
+    return decision, found
 
 
 def _consider(
@@ -180,10 +140,10 @@ def _consider(
             return
         block = judged
     for other, cos in near:
-        if other.id in decision.superseded or cos < REVISION_COSINE:
+        if other.id in decision.superseded or cos < decision.cuts.revision:
             continue
-        if cos >= LOOKALIKE_COSINE or (
-            judge is None and compare(other.content, block.content).revision_like
+        if cos >= decision.cuts.lookalike or (
+            judge is None and revision_like(other.content, block.content)
         ):
             decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
     decision.promoted.append(block)
@@ -217,7 +177,11 @@ def dream(
     (or rescored) is linked to its nearest active neighbours by semantic edges. ``rescore`` adds
     deep sleep: aged active blocks are judged again (see ``rescore.py``).
     """
-    core.sync(vectors=True)
+    heard, core.progress = core.progress, progress or core.progress
+    try:  # a change of local model re-embeds here, and the caller's progress hears it
+        core.sync(vectors=True)
+    finally:
+        core.progress = heard
     inbox = queries.list_blocks(core.db(), status="inbox")
     per_run = len(inbox) if judge is None else core.config.consolidation.max_inbox_per_run
     limit = max_blocks or per_run
@@ -232,7 +196,7 @@ def dream(
         return DreamResult(0, inbox_remaining=0, note=note, mode=mode)
     vs = vector_store(core.db())
     vecs = vs.vectors_for(b.id for b in batch)
-    decision = _judge(core, batch, vecs, judge, progress)
+    decision, found = _judge(core, batch, vecs, judge, progress)
     batch = batch[: decision.done]  # a stopped run commits the blocks it decided, no more
     deep = Rescore()
     if rescore and not decision.stopped:
@@ -248,6 +212,7 @@ def dream(
         fresh=decision.promoted,
         exclude=set(decision.superseded),
         pending=[(str(p["id"]), str(p["other"])) for p in decision.lookalikes],
+        near=found.edge_candidates({b.id for b in decision.promoted}, set(decision.superseded)),
     )
     commit_id = _write(core, batch, decision, deep, edges) if batch or deep.retag else None
     lines = _ledger_lines(core, decision, deep, edges, commit_id)

@@ -9,7 +9,7 @@ strongest. An edge already present is never written again, so dreaming twice cha
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,11 +69,13 @@ def _candidates(
     exclude: Collection[str],
     threshold: float,
     cap: int,
+    near: Mapping[str, Sequence[tuple[str, float]]],
 ) -> dict[tuple[str, str], float]:
     """The closest pairs (sorted ids) at or above the threshold, with their cosines.
 
     Each source offers only its ``2 × cap + 1`` nearest blocks of each kind, so the pairs grow with
-    the sources, never with the square of the memory.
+    the sources, never with the square of the memory. Sources in ``near`` offer those candidates
+    instead of being searched again.
     """
     k = cap * 2 + 1  # room for refusals at full ends, and one more: an active source finds itself
     pairs: dict[tuple[str, str], float] = {}
@@ -82,13 +84,30 @@ def _candidates(
         if a != b and cos >= threshold and a not in exclude and b not in exclude:
             pairs[(min(a, b), max(a, b))] = round(cos, 4)
 
-    for block, near in zip(sources, nearest_active(core, sources, vecs, k=k), strict=True):
-        for other, cos in near:
+    for block_id, found in near.items():
+        for other_id, cos in found[:k]:
+            offer(block_id, other_id, cos)
+    sources = [b for b in sources if b.id not in near]
+    _search(core, sources, vecs, fresh, k, offer)
+    return pairs
+
+
+def _search(
+    core: Core,
+    sources: Sequence[Block],
+    vecs: Mapping[str, np.ndarray],
+    fresh: Sequence[Block],
+    k: int,
+    offer: Callable[[str, str, float], None],
+) -> None:
+    """Offer each source's k nearest active blocks and k nearest ``fresh`` blocks."""
+    for block, hits in zip(sources, nearest_active(core, sources, vecs, k=k), strict=True):
+        for other, cos in hits:
             offer(block.id, other.id, cos)
     src = [b for b in sources if b.id in vecs]
     new = [b for b in fresh if b.id in vecs]
     if not (src and new):
-        return pairs
+        return
     # Blocks promoted in this run are not active in the index yet: one product per chunk.
     targets = np.stack([vecs[b.id] for b in new])
     for start in range(0, len(src), 256):
@@ -98,7 +117,6 @@ def _candidates(
         for row, block in enumerate(part):
             for j in top[row]:
                 offer(block.id, new[j].id, float(scores[row, j]))
-    return pairs
 
 
 def propose_edges(
@@ -109,18 +127,21 @@ def propose_edges(
     fresh: Sequence[Block] = (),
     exclude: Collection[str] = (),
     pending: Iterable[tuple[str, str]] = (),
+    near: Mapping[str, Sequence[tuple[str, float]]] | None = None,
 ) -> list[Edge]:
     """The new semantic edges for ``sources``: strongest first, within the degree cap at both ends.
 
     ``fresh`` are blocks promoted in this run (valid targets the index does not show as active
     yet); ``exclude`` are blocks leaving the active set; ``pending`` are (source, target) links
     this run writes anyway (look-alikes): they count against the cap and are not duplicated.
+    ``near`` holds candidates already found for some sources (dream's batch search: valid
+    targets only, best first); the others are searched here.
     """
     threshold = core.config.memory.edge_score_threshold
     cap = core.config.memory.edge_degree_cap
     if cap <= 0 or not sources:
         return []
-    pairs = _candidates(core, sources, vecs, fresh, exclude, threshold, cap)
+    pairs = _candidates(core, sources, vecs, fresh, exclude, threshold, cap, near or {})
     if not pairs:
         return []
     folds = core.ledger.folded_many({b for pair in pairs for b in pair})

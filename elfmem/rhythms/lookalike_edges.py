@@ -1,7 +1,8 @@
 """The edges dream writes for a look-alike pair: ``similar`` for review, ``revises`` for a
 candidate revision.
 
-A look-alike is a block at cosine ≥ 0.90 to one already kept that does not carry the same
+A look-alike is a block at cosine ≥ 0.90 (the embedded model's cut; each model's is calibrated
+from its own cosines of unrelated statements) to one already kept that does not carry the same
 information (``block/facts.py``). Both stay; the newer one's note gets a ``similar`` edge naming
 the differences. When the pair is about the same subject and only a value differs (a number,
 unit, version, date, negation, antonym or state), the newer block also gets a ``revises`` edge to
@@ -12,18 +13,41 @@ judgement decides instead, so no ``revises`` edge is guessed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from difflib import SequenceMatcher
 
-from elfmem.block.facts import compare
+from elfmem.block.facts import compare, tokens
 from elfmem.block.model import Block
+from elfmem.index.calibration import LOOKALIKE_FLOOR, REVISION_FLOOR, Cuts, model_cuts
 from elfmem.rhythms.core import Core
 
-LOOKALIKE_COSINE = 0.90
-"""A block this close to one already kept is a look-alike: linked (``similar``) for review."""
-REVISION_COSINE = 0.80
+LOOKALIKE_COSINE = LOOKALIKE_FLOOR
+"""A block this close to one already kept is a look-alike: linked (``similar``) for review.
+The cut for the embedded model; another model's may be higher (``lookalike_cuts``)."""
+REVISION_COSINE = REVISION_FLOOR
 """Down to this cosine a pair that passes the strict textual test of a revision (the same
 subject, one value replaced: ``Comparison.revision_like``) is linked too. A correction usually
 adds words ("now", "since the March upgrade") that pull its vector away from what it corrects;
 the textual test, not the cosine, is what makes the pair a candidate revision."""
+
+
+def lookalike_cuts(core: Core) -> Cuts:
+    """The configured embedding model's cuts: 0.90 and 0.80 for the embedded model, higher for a
+    model whose unrelated statements already sit close (``index/calibration.py``)."""
+    return model_cuts(core.embedder)
+
+
+def revision_like(a: str, b: str) -> bool:
+    """``compare(a, b).revision_like``, refusing cheaply first: a revision replaces at most one
+    stretch of words, and counting replaced stretches needs only the alignment, not the kinds of
+    every difference (naming kinds is most of ``compare``'s cost, and dream asks this of every
+    near pair)."""
+    ka, kb = [t.key for t in tokens(a)], [t.key for t in tokens(b)]
+    if ka == kb:
+        return False
+    matcher = SequenceMatcher(None, ka, kb, autojunk=False)
+    if sum(1 for op, *_ in matcher.get_opcodes() if op == "replace") > 1:
+        return False
+    return compare(a, b).revision_like
 
 
 def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:

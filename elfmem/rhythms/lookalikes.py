@@ -29,7 +29,7 @@ from elfmem.index import queries
 from elfmem.index.queries import BlockRow
 from elfmem.rhythms.capture import check_text, locate
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.lookalike_edges import LOOKALIKE_COSINE
+from elfmem.rhythms.lookalike_edges import lookalike_cuts
 from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 from elfmem.store.notes import anchor_for_block
@@ -131,9 +131,10 @@ def lookalikes(core: Core) -> LookalikesResult:
     db = core.db()
     active = {r.id: r for r in queries.list_blocks(db, status="active")}
     found: dict[frozenset[str], float] = {}
+    cut = lookalike_cuts(core).lookalike
     for block_id, folded in core.ledger.folded_many(active).items():
         for (target, relation), weight in folded.edges.items():
-            if relation == "similar" and weight >= LOOKALIKE_COSINE and target in active:
+            if relation == "similar" and weight >= cut and target in active:
                 key = frozenset((block_id, target))
                 found[key] = max(found.get(key, 0.0), min(weight, 1.0))
     pairs = []

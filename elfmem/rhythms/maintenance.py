@@ -245,8 +245,16 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
     return ParityResult(len(checks), differences)
 
 
-def migrate_embeddings(core: Core) -> SyncReport:
-    """Switch the index to the configured embedding model, re-embedding what the cache lacks."""
-    report = sync(core.db(), core.store.source(), core.embedder, allow_model_change=True)
+def migrate_embeddings(core: Core, progress: Progress | None = None) -> SyncReport:
+    """Switch the index to the configured embedding model, re-embedding what the cache lacks.
+
+    ``progress`` hears ``("embed", done, total)`` per batch of texts embedded."""
+    report = sync(
+        core.db(),
+        core.store.source(),
+        core.embedder,
+        allow_model_change=True,
+        progress=progress or silent,
+    )
     core.last_sync = report
     return report
