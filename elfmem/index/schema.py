@@ -89,11 +89,22 @@ _V4 = (
     "ALTER TABLE ledger_state ADD COLUMN revised_by TEXT NOT NULL DEFAULT ''",
 )
 
+_V5 = (
+    # Vectors of a long block's passages (block/passages.py), so a question about one paragraph
+    # of a 10 KB block finds it. ``block_hash`` names the text and passage sizes they were cut
+    # from; short blocks have no rows (their one passage is the block, vectored in ``vectors``).
+    # No reindex: the next sync with a model cuts the long blocks already indexed (passagevecs.py).
+    """CREATE TABLE passages (
+        block_id TEXT NOT NULL, ord INTEGER NOT NULL, block_hash TEXT NOT NULL,
+        text_hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (block_id, ord)) WITHOUT ROWID""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
     Migration(4, _V4),
+    Migration(5, _V5),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
