@@ -163,7 +163,7 @@ def bm25_rows(
 def set_passages(size: int, overlap: int) -> None:
     """Point the index at other passage sizes (a fresh memory is built for each)."""
     passagevecs.PASSAGE_CHARS, passagevecs.PASSAGE_OVERLAP = size, overlap
-    passagevecs.SHAPE = f"passages {size}/{overlap}"
+    passagevecs.SHAPE = f"passages {passagevecs.LONG_BLOCK_CHARS}:{size}/{overlap}"
 
 
 async def elfmem_rows(

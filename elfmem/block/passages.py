@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-PASSAGE_CHARS = 1200
-"""Longest passage, in characters (about 250 words)."""
+PASSAGE_CHARS = 250
+"""Longest passage, in characters (about 50 words: a turn or two of a conversation)."""
 
-PASSAGE_OVERLAP = 200
+PASSAGE_OVERLAP = 60
 """How far back the next passage may start, in characters."""
 
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")

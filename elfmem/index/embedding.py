@@ -95,7 +95,7 @@ def plan_vectors(
         gone = set(diff.delete)
         rows = list_blocks(db) if plan.reset else unvectored_blocks(db)
         if reshape and not plan.reset:
-            rows += long_blocks(db, passagevecs.PASSAGE_CHARS)
+            rows += long_blocks(db, max(passagevecs.LONG_BLOCK_CHARS, passagevecs.PASSAGE_CHARS))
         kept = {r.id: r.to_block() for r in rows if r.id not in gone}
         blocks = {**kept, **blocks}
     plan.pending = plan.pending or reshape

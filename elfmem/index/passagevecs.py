@@ -1,9 +1,9 @@
 """Vectors of long blocks' passages: which blocks need them, and storing them beside block vectors.
 
-A block whose content is longer than one passage gets one row per passage in ``passages`` beside its
-block vector; search scores it by its best passages (search.py). Rows carry a ``block_hash`` (the
-block's embedded text and the passage sizes), so an unchanged block is never cut or embedded again
-and a change of sizes re-cuts every long block at the next sync. Passage texts go through the same
+A block longer than ``LONG_BLOCK_CHARS`` gets one row per passage in ``passages`` beside its block
+vector; search scores it by its best passage (search.py). Rows carry a ``block_hash`` (the block's
+embedded text and the passage sizes), so an unchanged block is never cut or embedded again and a
+change of sizes re-cuts every long block at the next sync. Passage texts go through the same
 embedding cache as block texts, keyed by (model, text hash).
 """
 
@@ -13,15 +13,18 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from elfmem.block.model import Block
 from elfmem.block import passages as cutting
+from elfmem.block.model import Block
 from elfmem.index.embcache import Vector, text_hash
 from elfmem.index.rows import chunks
 
 TextFor = Callable[[Block], str]
+LONG_BLOCK_CHARS = 1000
+"""Blocks with more content than this are cut into passages; a fact, a turn of a conversation or a
+short note stays one vector, exactly as before passages existed."""
 PASSAGE_CHARS: int = cutting.PASSAGE_CHARS
 PASSAGE_OVERLAP: int = cutting.PASSAGE_OVERLAP
-SHAPE = f"passages {PASSAGE_CHARS}/{PASSAGE_OVERLAP}"
+SHAPE = f"passages {LONG_BLOCK_CHARS}:{PASSAGE_CHARS}/{PASSAGE_OVERLAP}"
 """Names the passage sizes the stored rows were cut with (``meta.passage_shape``)."""
 
 
@@ -33,7 +36,7 @@ def passages_ready(conn: sqlite3.Connection) -> bool:
 
 def passage_texts(block: Block) -> list[str]:
     """What each passage of ``block`` is embedded as; empty for a block that is one passage."""
-    if len(block.content) <= PASSAGE_CHARS:
+    if len(block.content) <= max(LONG_BLOCK_CHARS, PASSAGE_CHARS):
         return []
     suffix = f"\n{block.cue}" if block.cue else ""
     return [p + suffix for p in cutting.passages(block.content, PASSAGE_CHARS, PASSAGE_OVERLAP)]
@@ -105,7 +108,7 @@ def write_passages(conn: sqlite3.Connection, plan: PassagePlan, by_hash: dict[st
         conn.execute(
             "DELETE FROM passages WHERE block_id IN"
             " (SELECT id FROM blocks WHERE length(content) <= ?)",
-            (PASSAGE_CHARS,),
+            (max(LONG_BLOCK_CHARS, PASSAGE_CHARS),),
         )
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('passage_shape', ?)", (SHAPE,))
     delete_passages(conn, [*plan.dropped, *(row[0] for row in plan.rows)])

@@ -8,6 +8,7 @@ from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.block.passages import PASSAGE_CHARS, passages
 from elfmem.index import EmbeddingCache, IndexDB, rebuild, sync, vector_store
+from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 
 BUCKET = "notes/knowledge/2026-01.md"
 TOPICS = [
@@ -35,14 +36,22 @@ def test_a_long_block_gets_one_row_per_passage_and_a_short_one_none(
 ) -> None:
     content = _long(TOPICS)
     assert len(content) > 3 * PASSAGE_CHARS
+    turn = "A turn of a conversation that runs on for a while, as some do. " * 14  # ~900 chars
+    assert PASSAGE_CHARS < len(turn) <= LONG_BLOCK_CHARS
     source = source_with(
-        {BUCKET: memory_file(block_text(bid(1), content), block_text(bid(2), "a short note"))}
+        {
+            BUCKET: memory_file(
+                block_text(bid(1), content),
+                block_text(bid(2), "a short note"),
+                block_text(bid(3), turn.strip()),
+            )
+        }
     )
     model = HashModel()
     report = sync(db, source, model, cache=cache)
     assert len(_passage_rows(db, bid(1))) == len(passages(content))
-    assert _passage_rows(db, bid(2)) == []
-    assert report.embedded == 2 + len(passages(content))
+    assert _passage_rows(db, bid(2)) == [] and _passage_rows(db, bid(3)) == []
+    assert report.embedded == 3 + len(passages(content))
     # The short block's vector is its text's, as before passages existed.
     stored = vector_store(db).vectors_for([bid(2)])[bid(2)]
     assert np.allclose(stored, model.embed(["a short note"])[0])
