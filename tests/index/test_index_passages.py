@@ -133,3 +133,15 @@ def test_a_query_matching_one_passage_finds_the_long_block_first(
     # Whole-block vectors alone rank the distractor first: the passage is what finds it.
     whole = {i: float(v @ query) for i, v in store.vectors_for([bid(1), bid(2)]).items()}
     assert whole[bid(2)] > whole[bid(1)]
+
+
+def test_a_text_only_sync_leaves_passages_to_the_next_sync_with_a_model(
+    db: IndexDB, cache: EmbeddingCache
+) -> None:
+    source = source_with({BUCKET: memory_file(block_text(bid(1), _long(TOPICS[:8])))})
+    sync(db, source, HashModel(), cache=cache)
+    source.commit({BUCKET: memory_file(block_text(bid(1), _long(TOPICS[8:])))})
+    sync(db, source, None, cache=cache)  # the text changed with vectors off: old passages go
+    assert _passage_rows(db, bid(1)) == []
+    sync(db, source, HashModel(), cache=cache)
+    assert len(_passage_rows(db, bid(1))) == len(passages(_long(TOPICS[8:])))
