@@ -50,6 +50,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-mmr": SearchSettings(use_mmr=False),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
     "dense-only": SearchSettings(use_mmr=False, fusion_weights=(0.0, 1.0)),
+    "no-expand": SearchSettings(expand_from=0),
+    "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
 }
 """Diagnostic settings beside the product's defaults (``--variant``)."""
 OFF = 10**9
