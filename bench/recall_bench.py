@@ -6,11 +6,13 @@ versus a full rebuild with a warm embedding cache, their ratio, and the index si
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
                                  [--latency-only]
+                                 [--block-bytes N]
 
 Each memory is filled in a child process and measured in this one, which only opens it, as an
 agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later
 runs (filling 100k blocks through ``remember_many`` + ``dream`` takes about twenty minutes here);
-each run adds the 10 blocks of its catch-up measurement.
+each run adds the 10 blocks of its catch-up measurement. ``--block-bytes N`` pads every block with
+more sentences of the same words to about N bytes (long documents, indexed as passages).
 """
 
 from __future__ import annotations
@@ -35,21 +37,32 @@ WORDS = (
 ).split()
 
 
-def sentence(rng: random.Random, i: int) -> str:
-    return (
+def sentence(rng: random.Random, i: int, block_bytes: int = 0) -> str:
+    text = (
         f"Note {i}: "
         + " ".join(rng.choice(WORDS) for _ in range(12))
         + f" on port {8000 + i % 997}"
     )
+    parts = [text]
+    size = len(text)
+    while size < block_bytes:  # more sentences, a paragraph break every eight
+        more = " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
+        parts.append(("\n\n" if len(parts) % 8 == 0 else " ") + more)
+        size += len(more) + 1
+    return "".join(parts) if block_bytes else text
 
 
-async def fill(system: MemorySystem, n: int, rng: random.Random) -> None:
+async def fill(system: MemorySystem, n: int, rng: random.Random, block_bytes: int = 0) -> None:
     done = 0
+    step = 5000 if block_bytes < 2000 else 500
     while done < n:
-        k = min(5000, n - done)
+        k = min(step, n - done)
         await system.remember_many(
             [
-                {"content": sentence(rng, done + j), "cue": " ".join(rng.sample(WORDS, 3))}
+                {
+                    "content": sentence(rng, done + j, block_bytes),
+                    "cue": " ".join(rng.sample(WORDS, 3)),
+                }
                 for j in range(k)
             ]
         )
@@ -62,32 +75,43 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def fill_in_child(root: Path, size: int) -> None:
+async def fill_in_child(root: Path, size: int, block_bytes: int) -> None:
     """Fill in a separate process, so the measuring process is one that only opened the memory
     (as an agent's is), not one whose heap still holds the fill's tens of thousands of objects."""
     child = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--fill-only", str(size), str(root)
+        sys.executable,
+        __file__,
+        "--fill-only",
+        str(size),
+        str(root),
+        "--block-bytes",
+        str(block_bytes),
     )
     if await child.wait() != 0:
         raise SystemExit(f"filling {root} failed")
 
 
-async def fill_only(size: int, root: Path) -> None:
+async def fill_only(size: int, root: Path, block_bytes: int) -> None:
     root.mkdir(parents=True, exist_ok=True)
     system, _ = await MemorySystem.init(root)
-    await fill(system, size, random.Random(size))
+    await fill(system, size, random.Random(size), block_bytes)
     await system.close()
 
 
 async def measure(
-    size: int, queries: int, keep: Path | None, latency_only: bool = False
+    size: int,
+    queries: int,
+    keep: Path | None,
+    latency_only: bool = False,
+    block_bytes: int = 0,
 ) -> dict[str, float]:
     rng = random.Random(size + 1)
     with tempfile.TemporaryDirectory() as tmp:
-        root = keep / f"blocks-{size}" if keep is not None else Path(tmp) / "memory"
+        name = f"blocks-{size}" + (f"-{block_bytes}b" if block_bytes else "")
+        root = keep / name if keep is not None else Path(tmp) / "memory"
         t0 = time.perf_counter()
         if not (keep is not None and (root / ".elfmem").exists()):
-            await fill_in_child(root, size)
+            await fill_in_child(root, size, block_bytes)
         fill_s = time.perf_counter() - t0
         system = await MemorySystem.from_config(root)
         core = system._core
@@ -103,7 +127,9 @@ async def measure(
             return {"size": size, "p50": statistics.median(lat), "p95": pct(lat, 0.95)}
         # A 10-block commit the index has not seen (as after a pull): measure the catch-up.
         old_tree = core.store.memory_tree_oid()
-        await system.remember_many([{"content": sentence(rng, size + j)} for j in range(10)])
+        await system.remember_many(
+            [{"content": sentence(rng, size + j, block_bytes)} for j in range(10)]
+        )
         db = core.db()
         with db.write() as conn:  # key the index to the tree before the commit: sync must diff
             conn.execute("UPDATE meta SET value = ? WHERE key = 'memory_tree_oid'", (old_tree,))
@@ -136,18 +162,21 @@ async def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--keep", type=Path, default=None)
     ap.add_argument("--latency-only", action="store_true", help="recall p50/p95 alone")
+    ap.add_argument("--block-bytes", type=int, default=0, help="Pad each block to about N bytes.")
     ap.add_argument("--fill-only", nargs=2, metavar=("SIZE", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.fill_only:
-        await fill_only(int(args.fill_only[0]), Path(args.fill_only[1]))
+        await fill_only(int(args.fill_only[0]), Path(args.fill_only[1]), args.block_bytes)
         return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.latency_only:
         for size in sizes:
-            r = await measure(size, args.queries, args.keep, latency_only=True)
+            r = await measure(
+                size, args.queries, args.keep, latency_only=True, block_bytes=args.block_bytes
+            )
             print(f"{r['size']:>8,} blocks: recall p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
         return
-    rows = [await measure(s, args.queries, args.keep) for s in sizes]
+    rows = [await measure(s, args.queries, args.keep, block_bytes=args.block_bytes) for s in sizes]
     print(
         f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "
         f"{'sync after 10-block diff':>25} {'full rebuild':>13} "
@@ -161,6 +190,8 @@ async def main() -> None:
         )
     print("index MB: the SQLite file, its write-ahead log and the mapped vector file;")
     print("fill s: remember_many + dream to reach the size (0 when --keep reused a memory)")
+    if args.block_bytes:
+        print(f"blocks of about {args.block_bytes:,} bytes each")
 
 
 if __name__ == "__main__":

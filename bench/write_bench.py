@@ -10,11 +10,12 @@ does: the whole run, including ``close`` (which indexes what still waits and flu
 spool), divided by the number of writes; ``close`` alone is shown too.
 
     python bench/write_bench.py [--sizes 1000,10000,100000] [--samples 200] [--big-repo 50000]
-                                [--keep DIR]
+                                [--keep DIR] [--block-bytes N]
 
 Each repository is filled in a child process and measured in this one, which only opens it, as
 an agent's process would. ``--keep DIR`` fills each repository once into DIR and reuses it on
-later runs (each run adds its 205 measured blocks to the kept memory).
+later runs (each run adds its 205 measured blocks to the kept memory). ``--block-bytes N`` makes
+every filled and measured block about N bytes long (long documents; buckets then fill by bytes).
 """
 
 from __future__ import annotations
@@ -31,6 +32,24 @@ from pathlib import Path
 
 from elfmem.api import MemorySystem
 
+BLOCK_BYTES = 0
+"""Pad every block to about this many bytes (``--block-bytes``); 0 leaves them one line."""
+_PAD = (
+    "The runbook says to drain the queue first, then rotate the keys, then restart the workers "
+    "one zone at a time while watching the error budget and the replica lag."
+)
+
+
+def padded(text: str) -> str:
+    """``text`` followed by numbered runbook sentences up to ``BLOCK_BYTES``, in paragraphs."""
+    parts, size, k = [text], len(text), 0
+    while size < BLOCK_BYTES:
+        k += 1
+        more = ("\n\n" if k % 6 == 0 else " ") + f"Step {k}: {_PAD}"
+        parts.append(more)
+        size += len(more)
+    return "".join(parts)
+
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -43,7 +62,9 @@ async def fill(system: MemorySystem, n: int, start: int = 0, batch: int = 5000) 
         k = min(batch, n - done)
         items = [
             {
-                "content": f"Filler fact {i}: service s{i % 997} uses port {8000 + i % 1000}",
+                "content": padded(
+                    f"Filler fact {i}: service s{i % 997} uses port {8000 + i % 1000}"
+                ),
                 "cue": f"filler {i % 50}",
                 "tags": [f"t/{i % 20}"],
             }
@@ -59,7 +80,9 @@ async def time_remembers(system: MemorySystem, samples: int, tag: str) -> list[f
     for i in range(samples):
         t0 = time.perf_counter()
         result = await system.remember(
-            f"Measured fact {tag}-{run}-{i}: the cache TTL for tenant {i} is {i % 60} minutes",
+            padded(
+                f"Measured fact {tag}-{run}-{i}: the cache TTL for tenant {i} is {i % 60} minutes"
+            ),
             cue="choosing a cache TTL",
         )
         out.append((time.perf_counter() - t0) * 1000)
@@ -91,6 +114,8 @@ async def fill_in_child(root: Path, blocks: int, ordinary_files: int, ref: bool 
         str(ordinary_files),
         str(root),
         "ref" if ref else "branch",
+        "--block-bytes",
+        str(BLOCK_BYTES),
     )
     if await child.wait() != 0:
         raise SystemExit(f"filling {root} failed")
@@ -117,6 +142,8 @@ async def scenario(
 ) -> dict[str, object]:
     base = keep if keep is not None else Path(tempfile.mkdtemp(dir=scratch))
     root = base / f"blocks-{blocks}-files-{ordinary_files}{'-ref' if ref else ''}"
+    if BLOCK_BYTES:
+        root = root.with_name(root.name + f"-{BLOCK_BYTES}b")
     if not (keep is not None and _filled(root, ref)):
         await fill_in_child(root, blocks, ordinary_files, ref)
     system = await MemorySystem.from_config(root)
@@ -156,7 +183,7 @@ async def batch_scenario(n: int, scratch: Path, runs: int = 5) -> dict[str, obje
         system, _ = await MemorySystem.init(root)
         items = [
             {
-                "content": f"Batch fact {run}-{i}: queue q{i} drains in {i % 90} seconds",
+                "content": padded(f"Batch fact {run}-{i}: queue q{i} drains in {i % 90} seconds"),
                 "cue": "sizing queues",
             }
             for i in range(n)
@@ -254,9 +281,12 @@ async def main() -> None:
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--big-repo", type=int, default=50_000)
     ap.add_argument("--keep", type=Path, default=None)
+    ap.add_argument("--block-bytes", type=int, default=0, help="Pad each block to about N bytes.")
     hidden = argparse.SUPPRESS
     ap.add_argument("--fill-only", nargs=4, metavar=("BLOCKS", "FILES", "DIR", "MODE"), help=hidden)
     args = ap.parse_args()
+    global BLOCK_BYTES
+    BLOCK_BYTES = args.block_bytes
     if args.fill_only:
         blocks, files, where, mode = args.fill_only
         await fill_only(int(blocks), int(files), Path(where), mode == "ref")

@@ -61,7 +61,9 @@ class MemoryConfig:
     top_k: int = 5
     search_window_hours: float = 200.0
     penalize_threshold: float = 0.2
-    max_content_bytes: int = 64_000
+    max_content_bytes: int = 256_000
+    """Longest block content. Long documents stay whole: the index embeds them as passages
+    (block/passages.py) and buckets are bounded by bytes (block/layout.py BUCKET_BYTES)."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from elfmem.block import secrets
-from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, STATUS_DIRS, month_of
+from elfmem.block.layout import (
+    MEMORY_DIR,
+    MERGE_ATTRIBUTES_LINE,
+    STATUS_DIRS,
+    block_bytes,
+    month_of,
+)
 from elfmem.block.model import Block, refuse_control
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
 from elfmem.errors import InvalidInput
@@ -153,7 +159,9 @@ def init(
         plan = Plan(op="init", subject=f"init: memory for {name}", block_ids=[b.id for b in blocks])
         plan.raw = dict(raw)
         for block in blocks:
-            relpath = view.append_target("active", block.cls, month_of(block.created))
+            relpath = view.append_target(
+                "active", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+            )
             edit = plan.files.get(relpath)
             before = edit.blocks if edit else view.read(relpath)
             plan.files[relpath] = FileEdit((*before, block))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from elfmem.block.layout import month_of
+from elfmem.block.layout import block_bytes, month_of
 from elfmem.block.model import Block
 from elfmem.block.render import validate_block
 from elfmem.rhythms.capture import locate
@@ -35,7 +35,9 @@ def add_active(
         ids = [b.id for b in blocks] + [b for b in block_ids if b not in {x.id for x in blocks}]
         plan = Plan(op=op, subject=subject, block_ids=ids, trailers=list(trailers))
         for block in blocks:
-            relpath = view.append_target("active", block.cls, month_of(block.created))
+            relpath = view.append_target(
+                "active", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+            )
             edit = plan.files.get(relpath)
             before = edit.blocks if edit else view.read(relpath)
             plan.files[relpath] = FileEdit((*before, block))

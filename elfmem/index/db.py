@@ -289,7 +289,13 @@ def _heal_reason(exc: Exception) -> str:
 
 def _companions(path: Path) -> list[Path]:
     """The database, its journals and its mapped vector file (see vectorfile.py)."""
-    names = (path.name, path.name + "-wal", path.name + "-shm", path.stem + ".vectors")
+    names = (
+        path.name,
+        path.name + "-wal",
+        path.name + "-shm",
+        path.stem + ".vectors",
+        path.stem + ".passages",
+    )
     return [path.with_name(name) for name in names]
 
 

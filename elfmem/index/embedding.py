@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
 from elfmem.errors import ModelMismatch
+from elfmem.index import passagevecs
 from elfmem.index.blockdiff import BlockDiff
 from elfmem.index.db import IndexDB
 from elfmem.index.embcache import (
@@ -22,7 +23,14 @@ from elfmem.index.embcache import (
     embed_cached,
     text_hash,
 )
-from elfmem.index.queries import list_blocks, unvectored_blocks
+from elfmem.index.passagevecs import (
+    PassagePlan,
+    delete_passages,
+    passages_ready,
+    plan_passages,
+    write_passages,
+)
+from elfmem.index.queries import list_blocks, long_blocks, unvectored_blocks
 from elfmem.index.rows import CHUNK, chunks
 from elfmem.progress import Progress, silent
 
@@ -41,6 +49,7 @@ class VectorPlan:
     embedded: int = 0
     stale: list[str] = field(default_factory=list)
     """Blocks whose text changed while vectors were off: their old vector rows are dropped."""
+    passages: PassagePlan = field(default_factory=PassagePlan)
 
 
 LOCAL_MODELS = ("static:", "mock:")
@@ -91,12 +100,16 @@ def plan_vectors(
     known = meta.get("model_identity")
     plan.reset = known is not None and known != model.identity
     plan.pending = plan.reset or meta.get("vectors_pending") == "1"
+    reshape = meta.get("passage_shape") != passagevecs.SHAPE and passages_ready(db.conn)
     blocks = diff.inserted
-    if plan.pending and not diff.full:
+    if (plan.pending or reshape) and not diff.full:
         gone = set(diff.delete)
         rows = list_blocks(db) if plan.reset else unvectored_blocks(db)
+        if reshape and not plan.reset:
+            rows += long_blocks(db, max(passagevecs.LONG_BLOCK_CHARS, passagevecs.PASSAGE_CHARS))
         kept = {r.id: r.to_block() for r in rows if r.id not in gone}
         blocks = {**kept, **blocks}
+    plan.pending = plan.pending or reshape
     current: dict[str, str] = {}
     if not plan.reset:
         everything = diff.full and len(blocks) > CHUNK
@@ -108,6 +121,7 @@ def plan_vectors(
         if current.get(block_id) != key:
             texts[key] = text
             plan.rows.append((block_id, key))
+    plan.passages = plan_passages(db.conn, blocks, text_for, texts, plan.reset, reshape)
     if texts:
         plan.by_hash, plan.embedded = _embed(model, texts, cache, progress)
     return plan
@@ -141,17 +155,24 @@ def write_plan(conn: sqlite3.Connection, plan: VectorPlan, diff: BlockDiff) -> b
         conn.execute("DELETE FROM vectors WHERE block_id NOT IN (SELECT id FROM blocks)")
     else:
         conn.executemany("DELETE FROM vectors WHERE block_id = ?", [(i,) for i in diff.removed])
+        delete_passages(conn, diff.removed)
+    if diff.full and passages_ready(conn):
+        conn.execute("DELETE FROM passages WHERE block_id NOT IN (SELECT id FROM blocks)")
     if plan.model is None:
         conn.executemany("DELETE FROM vectors WHERE block_id = ?", [(i,) for i in plan.stale])
+        delete_passages(conn, plan.stale)
         if diff.insert:
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_pending', '1')")
         return bool(diff.removed) or bool(plan.stale)
     if plan.reset:
         conn.execute("DELETE FROM vectors")
+        conn.execute("DELETE FROM passages")
     conn.executemany(
         "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
         [(i, key, plan.by_hash[key].astype("<f4").tobytes()) for i, key in plan.rows],
     )
+    write_passages(conn, plan.passages, plan.by_hash)
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('model_identity', ?)", (plan.model.identity,))
     conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
-    return bool(plan.rows) or plan.reset or bool(diff.removed)
+    changed = bool(plan.passages.rows) or bool(plan.passages.dropped)
+    return bool(plan.rows) or plan.reset or bool(diff.removed) or changed

@@ -132,6 +132,12 @@ def unvectored_blocks(db: IndexDB) -> list[BlockRow]:
     return [_row(r) for r in db.conn.execute(sql)]
 
 
+def long_blocks(db: IndexDB, chars: int) -> list[BlockRow]:
+    """Blocks whose content is longer than ``chars`` characters (those cut into passages)."""
+    sql = f"SELECT {_COLUMNS} FROM blocks WHERE length(content) > ? ORDER BY num"
+    return [_row(r) for r in db.conn.execute(sql, (chars,))]
+
+
 def find_by_hash(
     db: IndexDB, content_hash: str, statuses: Sequence[str] | None = None
 ) -> list[str]:

@@ -21,12 +21,16 @@ import numpy.typing as npt
 from elfmem.index.db import IndexDB
 from elfmem.index.vectorfile import (
     VectorTable,
+    passage_file_path,
     read_vector_file,
     vector_file_path,
     write_vector_file,
 )
 
 MAX_TERMS = 64
+PASSAGE_MEAN_SHARE = 0.0
+"""A long block's dense score: its best passage (or whole-block) cosine, blended with this share of
+its passages' mean cosine. Chosen by leave-one-conversation-out (docs/benchmarks.md)."""
 STOP_WORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in
     into is it its me my near not of on or our should so than that the their them then there these
@@ -123,13 +127,42 @@ class _Snapshot:
     matrix: Matrix
     rows: dict[str, int]
     key: tuple[str, str] | None
+    passages: Matrix = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    owners: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    """Each passage row's block row in ``matrix`` (passages of long blocks only)."""
     masks: dict[frozenset[str], npt.NDArray[np.bool_]] = field(default_factory=dict)
     """Rows per set of statuses, computed once per snapshot (a string compare of every row)."""
 
     @classmethod
-    def of(cls, table: VectorTable, key: tuple[str, str] | None) -> _Snapshot:
+    def of(
+        cls, table: VectorTable, key: tuple[str, str] | None, passages: VectorTable | None = None
+    ) -> _Snapshot:
         rows = {block_id: i for i, block_id in enumerate(table.ids)}
-        return cls(table.ids, np.array(table.statuses, dtype=str), table.matrix, rows, key)
+        statuses = np.array(table.statuses, dtype=str)
+        if passages is None or not passages.ids:
+            return cls(table.ids, statuses, table.matrix, rows, key)
+        owned = [(k, rows[i]) for k, i in enumerate(passages.ids) if i in rows]
+        keep = np.array([k for k, _ in owned], dtype=np.intp)
+        owners = np.array([r for _, r in owned], dtype=np.intp)
+        matrix = np.asarray(passages.matrix[keep]) if len(keep) else passages.matrix[:0]
+        return cls(table.ids, statuses, table.matrix, rows, key, matrix, owners)
+
+    def scores(self, query: Matrix) -> Matrix:
+        """Every block's dense score: its cosine, or for a long block its best passage's."""
+        scores: Matrix = self.matrix @ query
+        if not len(self.owners):
+            return scores
+        per = self.passages @ query
+        best = scores.copy()
+        np.maximum.at(best, self.owners, per)
+        if PASSAGE_MEAN_SHARE:
+            counts = np.bincount(self.owners, minlength=len(scores))
+            sums = np.bincount(self.owners, weights=per, minlength=len(scores))
+            long = counts > 0
+            mean = np.divide(sums, counts, out=np.zeros_like(best), where=long)
+            share = PASSAGE_MEAN_SHARE
+            best = np.where(long, (1 - share) * best + share * mean, best).astype(np.float32)
+        return best
 
     def status_mask(self, statuses: Iterable[str]) -> npt.NDArray[np.bool_]:
         wanted = frozenset(statuses)
@@ -184,7 +217,7 @@ class VectorStore:
         snap = self._snap
         if limit <= 0 or not snap.ids:
             return []
-        scores = snap.matrix @ np.asarray(query_vec, dtype=np.float32).reshape(-1)
+        scores = snap.scores(np.asarray(query_vec, dtype=np.float32).reshape(-1))
         keep = _mask(snap, allowed, statuses)
         if keep is not None:
             scores = np.where(keep, scores, -np.inf)
@@ -218,23 +251,37 @@ def _key(meta: dict[str, str]) -> tuple[str, str]:
 def _fresh_snapshot(db: IndexDB) -> _Snapshot:
     """From the mapped vector file when it matches the index, else from SQLite (then saved)."""
     side = vector_file_path(db.path) if db.path is not None else None
-    if side is not None:
-        table = read_vector_file(side, _key(db.meta()))
-        if table is not None:
-            return _Snapshot.of(table, _key(db.meta()))
+    more = passage_file_path(db.path) if db.path is not None else None
+    if side is not None and more is not None:
+        key = _key(db.meta())
+        table, passages = read_vector_file(side, key), read_vector_file(more, key)
+        if table is not None and passages is not None:
+            return _Snapshot.of(table, key, passages)
     with db.reading() as conn:
         key = _key(dict(conn.execute("SELECT key, value FROM meta").fetchall()))
-        rows = conn.execute(
-            "SELECT v.block_id, b.status, v.vec FROM vectors v"
-            " JOIN blocks b ON b.id = v.block_id ORDER BY b.num"
-        ).fetchall()
+        table = _table(
+            conn.execute(
+                "SELECT v.block_id, b.status, v.vec FROM vectors v"
+                " JOIN blocks b ON b.id = v.block_id ORDER BY b.num"
+            ).fetchall()
+        )
+        passages = _table(
+            conn.execute(
+                "SELECT p.block_id, b.status, p.vec FROM passages p"
+                " JOIN blocks b ON b.id = p.block_id ORDER BY b.num, p.ord"
+            ).fetchall()
+        )
+    if side is not None and more is not None:
+        write_vector_file(more, key, passages)
+        write_vector_file(side, key, table)
+    return _Snapshot.of(table, key, passages)
+
+
+def _table(rows: list[tuple[str, str, bytes]]) -> VectorTable:
     dims = len(rows[0][2]) // 4 if rows else 0
     flat = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
     matrix = flat.reshape(len(rows), dims).astype(np.float32, copy=False)
-    table = VectorTable([r[0] for r in rows], [r[1] for r in rows], matrix)
-    if side is not None:
-        write_vector_file(side, key, table)
-    return _Snapshot.of(table, key)
+    return VectorTable([r[0] for r in rows], [r[1] for r in rows], matrix)
 
 
 def _mask(

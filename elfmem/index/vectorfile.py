@@ -32,6 +32,11 @@ def vector_file_path(index_file: Path) -> Path:
     return index_file.with_name(index_file.stem + ".vectors")
 
 
+def passage_file_path(index_file: Path) -> Path:
+    """The mapped copy of long blocks' passage vectors (ids repeat: one row per passage)."""
+    return index_file.with_name(index_file.stem + ".passages")
+
+
 def read_vector_file(path: Path, key: tuple[str, str]) -> VectorTable | None:
     """The table stored at ``path`` if it was written for ``key`` (uuid, generation), else None."""
     try:

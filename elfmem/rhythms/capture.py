@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from elfmem.block import secrets
-from elfmem.block.layout import month_of, parse_bucket_path
+from elfmem.block.layout import block_bytes, month_of, parse_bucket_path
 from elfmem.block.model import (
     Block,
     content_hash,
@@ -122,7 +122,9 @@ def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: st
     added: dict[str, list[Block]] = {}
     texts: dict[str, list[str]] = {}
     for block in blocks:
-        relpath = view.append_target("inbox", block.cls, month_of(block.created))
+        relpath = view.append_target(
+            "inbox", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+        )
         if relpath not in added:
             text = view.text(relpath)
             added[relpath], texts[relpath] = list(view.read(relpath)), [text] if text else []
@@ -329,7 +331,9 @@ def forget(core: Core, block_id: str) -> ChangeResult:
         key = parse_bucket_path(relpath)
         if key is not None and key.status == "archived":
             return None
-        target = view.append_target("archived", block.cls, month_of(block.created))
+        target = view.append_target(
+            "archived", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+        )
         plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
         plan.files[relpath] = _replace(view, relpath, None, block_id)
         plan.files[target] = FileEdit(tuple([*view.read(target), block]))

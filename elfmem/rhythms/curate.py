@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from elfmem.block.layout import month_of
+from elfmem.block.layout import block_bytes, month_of
 from elfmem.block.model import Block
 from elfmem.index import queries
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
@@ -136,7 +136,12 @@ def archive_blocks(
             relpath, block = locate(core, view, block_id)
             files.setdefault(relpath, list(view.read(relpath)))
             files[relpath] = [b for b in files[relpath] if b.id != block_id]
-            target = view.append_target("archived", block.cls, month_of(block.created))
+            target = view.append_target(
+                "archived",
+                block.cls,
+                month_of(block.created),
+                block_bytes(block.content, block.cue),
+            )
             files.setdefault(target, list(view.read(target))).append(block)
         return Plan(
             op=op,

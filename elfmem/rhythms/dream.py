@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from elfmem.block.facts import same_information
-from elfmem.block.layout import month_of
+from elfmem.block.layout import block_bytes, month_of
 from elfmem.block.model import Block, Relation
 from elfmem.index import queries, vector_store
 from elfmem.index.calibration import DEFAULT_CUTS, Cuts
@@ -275,7 +275,12 @@ class _Files:
     def move(self, block_id: str, status: str, new: Block | None = None) -> None:
         relpath, current = locate(self.core, self.view, block_id)
         self.file(relpath)[:] = [b for b in self.file(relpath) if b.id != block_id]
-        target = self.view.append_target(status, current.cls, month_of(current.created))
+        target = self.view.append_target(
+            status,
+            current.cls,
+            month_of(current.created),
+            block_bytes(current.content, current.cue),
+        )
         if new is not None:  # the judged version: tags and relations added, content untouched
             current = current.with_changes(tags=new.tags, relations=new.relations)
         extra = list(current.extra)

@@ -15,7 +15,13 @@ from collections.abc import Iterable
 import pygit2
 from pygit2.enums import FileMode
 
-from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey, parse_bucket_path
+from elfmem.block.layout import (
+    BUCKET_BYTES,
+    BUCKET_LIMIT,
+    MEMORY_DIR,
+    BucketKey,
+    parse_bucket_path,
+)
 from elfmem.block.model import Block
 from elfmem.block.parse import parse_bytes
 from elfmem.errors import BlockFormatError
@@ -100,6 +106,8 @@ class MemoryView:
         self._paths: list[str] | None = None
         self._reserved: dict[str, int] = {}
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
+        self._reserved_bytes: dict[str, int] = {}
+        """And about how many bytes they carry there."""
         self._records: dict[str, dict[bytes, bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
@@ -226,23 +234,31 @@ class MemoryView:
         blob = self._blob_oid(relpath)
         return blob is not None and self.disk_oids.get(relpath, str(blob)) == str(blob)
 
-    def append_target(self, status: str, cls: str, month: str) -> str:
+    def append_target(self, status: str, cls: str, month: str, size: int = 0) -> str:
         """Reserve a place for one new block: the last bucket of its kind, or a fresh one when full.
 
-        Each call counts as one block appended, so a batch planned against one view fills buckets
-        to ``BUCKET_LIMIT`` and moves on instead of piling every block into the same file. A
-        committed last bucket that does not parse counts as full: it is left for a person to
-        resolve (every read warns about it) and appends go on in a fresh one.
+        Each call counts as one block appended, of ``size`` bytes (``block_bytes``), so a batch
+        planned against one view fills buckets to ``BUCKET_LIMIT`` blocks or ``BUCKET_BYTES``
+        bytes and moves on instead of piling every block into the same file; a block past the
+        byte bound on its own starts a fresh bucket. A committed last bucket that does not parse
+        counts as full: it is left for a person to resolve (every read warns about it) and
+        appends go on in a fresh one.
         """
         key = BucketKey(status, cls, month)
         key = BucketKey(status, cls, month, self._last_bucket(key))
+        relpath = key.relpath
         try:
-            held = len(self.read(key.relpath)) if self._file_record(key.relpath) is not None else 0
+            committed = self._file_record(relpath) is not None
+            held = len(self.read(relpath)) if committed else 0
+            used = len(self._bytes(relpath)[0]) if committed else 0
         except BlockFormatError:
-            if not self._committed_damage(key.relpath):
+            if not self._committed_damage(relpath):
                 raise  # a hand edit in progress: the person editing it is told, file and line
-            held = BUCKET_LIMIT  # never rewritten until resolved, so appends go to a fresh one
-        if held + self._reserved.get(key.relpath, 0) >= BUCKET_LIMIT:
-            key = key.next()
-        self._reserved[key.relpath] = self._reserved.get(key.relpath, 0) + 1
-        return key.relpath
+            held, used = BUCKET_LIMIT, 0  # never rewritten until resolved: appends go elsewhere
+        held += self._reserved.get(relpath, 0)
+        used += self._reserved_bytes.get(relpath, 0)
+        if held >= BUCKET_LIMIT or (held and used + size > BUCKET_BYTES):
+            relpath = key.next().relpath
+        self._reserved[relpath] = self._reserved.get(relpath, 0) + 1
+        self._reserved_bytes[relpath] = self._reserved_bytes.get(relpath, 0) + size
+        return relpath

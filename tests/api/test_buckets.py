@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import elfmem.store.view as view_mod
 from elfmem.api import MemorySystem
-from elfmem.block.layout import BUCKET_LIMIT
+from elfmem.block.layout import BUCKET_BYTES, BUCKET_LIMIT
 from elfmem.block.parse import parse_bytes
 from elfmem.index import IndexDB, open_memory_index, rebuild
 from tests.conftest import arun, git
@@ -71,3 +74,34 @@ def test_two_writers_taking_turns_on_one_bucket_index_what_a_rebuild_would(repo:
     fresh.close()
     arun(first.close())
     arun(second.close())
+
+
+def test_buckets_are_bounded_by_bytes_so_long_blocks_never_make_a_huge_file(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    paragraph = "Chapter notes on the harbour survey, tides and moorings. " * 160  # ~9 KB
+    items = [{"content": f"Survey part {i}. {paragraph}"} for i in range(60)]  # ~550 KB
+    arun(system.remember_many(items))
+    root = repo / ".elfmem" / "memory" / "log"
+    files = sorted(root.rglob("*.md"))
+    assert len(files) >= 3
+    assert max(p.stat().st_size for p in files) <= BUCKET_BYTES + 10_000
+    assert sum(len(parse_bytes(p.read_bytes(), str(p))) for p in files) == 60
+    # One more block goes to the last bucket or a fresh one, never past the bound.
+    arun(system.remember(f"Survey appendix. {paragraph}"))
+    assert max(p.stat().st_size for p in root.rglob("*.md")) <= BUCKET_BYTES + 10_000
+    arun(system.close())
+
+
+def test_a_block_larger_than_the_byte_bound_gets_a_bucket_of_its_own(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember("A small note before the big one"))
+    # A bound smaller than the block: the block starts a bucket, and the next note another.
+    monkeypatch.setattr(view_mod, "BUCKET_BYTES", 4_000)
+    big = "Long minutes of the planning meeting. " * 200  # ~7.6 KB
+    first = arun(system.remember(big))
+    second = arun(system.remember("A small note after the big one"))
+    assert first.path.endswith("-2.md") and second.path.endswith("-3.md")
+    assert _sizes(repo, "log") == [1, 1, 1]
+    arun(system.close())

@@ -197,7 +197,7 @@ def test_unborn_branch_and_no_repository(tmp_path: Path) -> None:
         ),
         (lambda s: s.remember("aws AKIAIOSFODNN7EXAMPLE here"), SecretRefused),
         (lambda s: s.remember("x", tags=["has space"]), InvalidInput),
-        (lambda s: s.remember("x" * 70_000), InvalidInput),
+        (lambda s: s.remember("x" * 300_000), InvalidInput),
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(repo: Path, action, error) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,297 @@
+"""Long-document retrieval benchmark built from the LoCoMo dev conversations (issue 15).
+
+All five conversations go into one memory. Form ``session``: each session is one block (its user and
+assistant turns, one ``Speaker: text`` line each; about 130 blocks of 1-5 KB). Form ``joined``:
+consecutive sessions of a conversation joined into blocks of 5-15 KB. The session date is the cue.
+Every question of categories 1-4 is asked with the ``attention`` frame (``reinforce=False``); gold =
+the blocks holding the question's evidence turns. Metrics: recall_any@5 (a gold block in the top 5),
+recall_all@5 and recall_all@10 (every gold block in the top k), NDCG@10 (binary), beside a
+``rank-bm25`` Okapi reference on the same block texts.
+
+Passage constants are chosen by leave-one-conversation-out: for each conversation, the setting with
+the best mean recall_all@5 on the other four conversations' questions scores that conversation's
+questions; the held-out rows are what the table reports (``elfmem (held-out)``), with each fixed
+setting's in-sample row for comparison.
+
+    python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
+                            [--size N]... [--share X]... [--out bench/out/longdoc.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rank_bm25 import BM25Okapi
+
+import elfmem.index.passagevecs as passagevecs
+import elfmem.index.search as search
+from elfmem.api import MemorySystem
+from elfmem.block.passages import PASSAGE_CHARS, PASSAGE_OVERLAP
+from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.rhythms import recall as recall_mod
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"
+STOP = set(
+    "a an and are as at be by for from has have i in is it of on or that the this to was "
+    "were will with you your what when where who why how did do does".split()
+)
+JOIN_MIN, JOIN_MAX = 5_000, 15_000
+METRICS = ("any@5", "all@5", "all@10", "NDCG@10")
+VARIANTS: dict[str, SearchSettings] = {
+    "default": SearchSettings(),
+    "no-mmr": SearchSettings(use_mmr=False),
+    "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
+    "dense-only": SearchSettings(use_mmr=False, fusion_weights=(0.0, 1.0)),
+    "no-expand": SearchSettings(expand_from=0),
+    "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
+}
+"""Diagnostic settings beside the product's defaults (``--variant``)."""
+OFF = 10**9
+"""A passage size no block reaches: every block is one passage (the behaviour before passages)."""
+
+
+def sessions(conv: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each session of ``conv``: its turn ids, its text (one line per turn) and its date."""
+    c = conv["conversation"]
+    keys = sorted(
+        (k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+    )
+    out = []
+    for key in keys:
+        lines, ids = [], []
+        for t in c[key]:
+            text = f"{t['speaker']}: {t['text']}"
+            if t.get("blip_caption"):
+                text += f" [shares image: {t['blip_caption']}]"
+            lines.append(text)
+            ids.append(t["dia_id"])
+        out.append({"ids": ids, "text": "\n".join(lines), "date": c.get(f"{key}_date_time", "")})
+    return out
+
+
+def joined(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive sessions joined until a block holds at least ``JOIN_MIN`` characters, never
+    past ``JOIN_MAX`` (a last short remainder joins the block before it when it fits)."""
+    blocks: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for s in parts:
+        if current is not None and len(current["text"]) + len(s["text"]) + 2 > JOIN_MAX:
+            blocks.append(current)
+            current = None
+        if current is None:
+            current = {"ids": list(s["ids"]), "text": s["text"], "date": s["date"]}
+        else:
+            current["ids"] += s["ids"]
+            current["text"] += "\n\n" + s["text"]
+            current["date"] = current["date"].split(" to ")[0] + f" to {s['date']}"
+        if len(current["text"]) >= JOIN_MIN:
+            blocks.append(current)
+            current = None
+    if current is not None:
+        if blocks and len(blocks[-1]["text"]) + len(current["text"]) + 2 <= JOIN_MAX:
+            blocks[-1]["ids"] += current["ids"]
+            blocks[-1]["text"] += "\n\n" + current["text"]
+        else:
+            blocks.append(current)
+    return blocks
+
+
+def corpus(
+    data: list[dict[str, Any]], form: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocks of ``form`` for every conversation, and the scored questions with gold blocks."""
+    blocks: list[dict[str, Any]] = []
+    questions: list[dict[str, Any]] = []
+    for conv in data:
+        parts = sessions(conv)
+        made = parts if form == "session" else joined(parts)
+        where: dict[str, int] = {}
+        for b in made:
+            b["conv"] = conv["sample_id"]
+            for i in b["ids"]:
+                where[i] = len(blocks)
+            blocks.append(b)
+        for qa in conv["qa"]:
+            if qa["category"] not in (1, 2, 3, 4):
+                continue
+            gold = {where[e] for e in qa.get("evidence", []) if e in where}
+            if gold:
+                questions.append(
+                    {
+                        "q": str(qa["question"]),
+                        "cat": qa["category"],
+                        "conv": conv["sample_id"],
+                        "gold": sorted(gold),
+                    }
+                )
+    return blocks, questions
+
+
+def metrics(ranked: list[int], gold: set[int]) -> dict[str, float]:
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
+    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
+    return {
+        "any@5": float(bool(gold & set(ranked[:5]))),
+        "all@5": float(gold <= set(ranked[:5])),
+        "all@10": float(gold <= set(ranked[:10])),
+        "NDCG@10": dcg / idcg,
+    }
+
+
+def tokens(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
+
+
+def bm25_rows(
+    blocks: list[dict[str, Any]], questions: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    index = BM25Okapi([tokens(f"{b['text']}\n{b['date']}") for b in blocks])
+    rows = []
+    for q in questions:
+        scores = index.get_scores(tokens(q["q"]))
+        ranked = sorted(range(len(blocks)), key=lambda i: (-scores[i], i))[:10]
+        rows.append({**q, "ranked": ranked, **metrics(ranked, set(q["gold"]))})
+    return rows
+
+
+def set_passages(size: int, overlap: int) -> None:
+    """Point the index at other passage sizes (a fresh memory is built for each)."""
+    passagevecs.PASSAGE_CHARS, passagevecs.PASSAGE_OVERLAP = size, overlap
+    passagevecs.SHAPE = f"passages {passagevecs.LONG_BLOCK_CHARS}:{size}/{overlap}"
+
+
+async def elfmem_rows(
+    blocks: list[dict[str, Any]],
+    questions: list[dict[str, Any]],
+    shares: list[float],
+    variants: list[str],
+    where: Path,
+) -> dict[str, list[dict[str, Any]]]:
+    system, _ = await MemorySystem.init(where)
+    items = [{"content": b["text"], "cue": f"said on {b['date']}"} for b in blocks]
+    await system.remember_many(items)
+    await system.dream(max_blocks=len(items) + 1, no_llm=True)
+    core = system._core
+    by_content = {b["text"]: k for k, b in enumerate(blocks)}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for share in shares:
+        search.PASSAGE_MEAN_SHARE = share
+        for variant in variants:
+            rows = []
+            for q in questions:
+                res = recall_mod.frame(
+                    core,
+                    "attention",
+                    q["q"],
+                    top_k=10,
+                    reinforce=False,
+                    settings=VARIANTS[variant],
+                )
+                ranked = [by_content[b.content] for b in res.ranked if b.content in by_content]
+                rows.append({**q, "ranked": ranked[:10], **metrics(ranked, set(q["gold"]))})
+            suffix = "" if variant == "default" else f" {variant}"
+            out[f"share {share:g}{suffix}"] = rows
+    await system.close()
+    return out
+
+
+def mean(rows: list[dict[str, Any]], metric: str) -> float:
+    return sum(r[metric] for r in rows) / len(rows) if rows else 0.0
+
+
+def held_out(settings: dict[str, list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Leave one conversation out: the setting best on the other four scores the fifth."""
+    convs = sorted({r["conv"] for rows in settings.values() for r in rows})
+    chosen, picks = [], []
+    for conv in convs:
+
+        def train_score(name: str, conv: str = conv) -> tuple[float, float]:
+            rows = [r for r in settings[name] if r["conv"] != conv]
+            return (mean(rows, "all@5"), mean(rows, "NDCG@10"))
+
+        best = max(sorted(settings), key=train_score)
+        picks.append(f"{conv}: {best}")
+        chosen += [r for r in settings[best] if r["conv"] == conv]
+    return chosen, picks
+
+
+def table(results: dict[str, list[dict[str, Any]]]) -> str:
+    head = f"{'method':<34} {'n':>4} " + " ".join(f"{m:>8}" for m in METRICS)
+    lines = [head]
+    for name, rows in results.items():
+        lines.append(
+            f"{name:<34} {len(rows):>4} " + " ".join(f"{mean(rows, m):>8.3f}" for m in METRICS)
+        )
+    return "\n".join(lines)
+
+
+async def run_form(data: list[dict[str, Any]], form: str, args: argparse.Namespace) -> None:
+    blocks, questions = corpus(data, form)
+    sizes = [len(b["text"]) for b in blocks]
+    print(
+        f"\n## form {form}: {len(blocks)} blocks of {min(sizes):,}-{max(sizes):,} chars "
+        f"(mean {sum(sizes) // len(sizes):,}), {len(questions)} questions of categories 1-4"
+    )
+    settings: dict[str, list[dict[str, Any]]] = {}
+    for size in args.size:
+        set_passages(size, min(args.overlap, size // 4))
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            found = await elfmem_rows(blocks, questions, args.share, args.variant, Path(tmp))
+        label = "off" if size >= OFF else str(size)
+        for name, rows in found.items():
+            settings[f"passages {label} {name}"] = rows
+        print(f"  (size {label}: {time.perf_counter() - t0:.0f} s)", flush=True)
+    set_passages(PASSAGE_CHARS, PASSAGE_OVERLAP)
+    results = {"bm25 (rank-bm25 Okapi)": bm25_rows(blocks, questions)}
+    tuned = {k: v for k, v in settings.items() if not any(x in k for x in VARIANTS)}
+    if len(tuned) > 1:
+        chosen, picks = held_out(tuned)
+        results["elfmem (held-out)"] = chosen
+        print("  held-out picks: " + "; ".join(picks))
+    results.update({f"elfmem {k}": v for k, v in settings.items()})
+    print(table(results))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with args.out.open("a") as fh:
+            for name, rows in results.items():
+                for r in rows:
+                    fh.write(json.dumps({"form": form, "method": name, **r}) + "\n")
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--form", action="append", choices=("session", "joined"), default=None)
+    ap.add_argument(
+        "--size",
+        action="append",
+        type=int,
+        default=None,
+        help=f"Passage size in characters (repeatable; 0 = no passages). Default {PASSAGE_CHARS}.",
+    )
+    ap.add_argument("--overlap", type=int, default=PASSAGE_OVERLAP)
+    ap.add_argument("--share", action="append", type=float, default=None)
+    ap.add_argument("--variant", action="append", choices=sorted(VARIANTS), default=None)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    args.size = [OFF if s == 0 else s for s in (args.size or [PASSAGE_CHARS])]
+    args.share = args.share or [search.PASSAGE_MEAN_SHARE]
+    args.variant = args.variant or ["default"]
+    data = json.loads(args.data.read_text())
+    if args.out and args.out.exists():
+        args.out.unlink()
+    for form in args.form or ["session", "joined"]:
+        await run_form(data, form, args)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
