@@ -21,7 +21,7 @@ from elfmem.index.rows import chunks
 
 _COLUMNS = (
     "id, path, status, cls, tags, pinned, created, cue, content, content_hash, tier, relations, "
-    "fields, extra"
+    "fields, extra, said"
 )
 
 
@@ -43,6 +43,8 @@ class BlockRow:
     relations: tuple[tuple[str, str], ...]
     fields: tuple[tuple[str, str], ...]
     extra: tuple[tuple[str, str], ...]
+    said: str = ""
+    """The block's ``when:`` date (ISO 8601), or "" when it states none."""
 
     def to_block(self) -> Block:
         return Block(
@@ -81,6 +83,7 @@ def _row(r: tuple[Any, ...]) -> BlockRow:
         relations=_pairs(r[11]),
         fields=_pairs(r[12]),
         extra=_pairs(r[13]),
+        said=r[14],
     )
 
 
