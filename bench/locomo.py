@@ -32,12 +32,14 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import replace
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from rank_bm25 import BM25Okapi
 
 from elfmem.api import MemorySystem
+from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.pipeline import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
@@ -160,6 +162,9 @@ async def run_conversation(
     out: dict[str, list[dict[str, Any]]] = {v: [] for v in [*settings, "bm25"]}
     bm25 = Bm25Reference(list(ids_by_text))
     name = conv["sample_id"]
+    # relative times in questions ("last year") count from the day after the last session
+    last = max(date.fromisoformat(parse_when(t["date"], date.today())[:10]) for t in ts)
+    settings = {v: replace(s, today=last + timedelta(days=1)) for v, s in settings.items()}
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) if keep is None else keep / f"{name}-{mode}"
         system = await open_memory(ts, mode, where)

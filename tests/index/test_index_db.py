@@ -17,7 +17,7 @@ from elfmem.index import (
     status,
     sync,
 )
-from elfmem.index.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+from elfmem.index.schema import SCHEMA_VERSION, migrate
 
 
 def snapshot(db: IndexDB) -> tuple[object, ...]:
