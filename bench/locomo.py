@@ -53,6 +53,7 @@ MODES = ("cue", "plain", "when", "cue+when")
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
     "no-mmr": SearchSettings(use_mmr=False),
+    "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
     "rrf-k60": SearchSettings(rrf_k=60),
     "rrf-k20": SearchSettings(rrf_k=20),
@@ -66,7 +67,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "dense_floor": (0.30, 0.40),
 }
 """The constants cross-validation chooses among: every combination is one setting (24), plus the
-product defaults (k 10, weights 1/1, λ 0.7, floor 0.35). Small on purpose: each setting is a
+product defaults (``SearchSettings()``). Small on purpose: each setting is a
 full pass over the questions, and on a shared two-core machine a pass costs minutes."""
 
 

@@ -54,7 +54,7 @@ class SearchSettings:
 
     seeds: int = 50
     rrf_k: int = fusion.RRF_K
-    fusion_weights: tuple[float, float] = (1.0, 1.0)
+    fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
