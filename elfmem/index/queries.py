@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from elfmem.block.layout import STATUS_DIRS
@@ -64,6 +65,13 @@ class BlockRow:
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
     if text == "[]":  # most blocks: skip the decoder (a recall reads a few hundred rows)
         return ()
+    return _decoded_pairs(text)
+
+
+@lru_cache(maxsize=4096)
+def _decoded_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """Kept per text: the same few values repeat (a ``when:`` date shared by a day's blocks), and
+    the result is immutable."""
     return tuple((str(a), str(b)) for a, b in json.loads(text))
 
 
