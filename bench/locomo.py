@@ -2,28 +2,44 @@
 
 Per conversation: a fresh repository, every turn captured with ``remember_many``, ``dream`` with no
 LLM, then ``frame("attention", question, top_k=10, reinforce=False)`` per question. Prints R@5,
-R@10 and NDCG@10 overall and per category beside a BM25 reference computed here the same way the
-reference number was (lower-cased ``[a-z0-9]+`` tokens, a small stop-word list, Okapi k1=1.5,
-b=0.75), and writes the per-question ranked turn ids to a JSONL file.
+R@10 and NDCG@10 overall and per category beside the BM25 reference, computed with ``rank-bm25``
+(``BM25Okapi``, k1=1.5, b=0.75) on lower-cased ``[a-z0-9]+`` tokens less a small stop-word list,
+and writes the per-question ranked turn ids to a JSONL file.
+
+How the session date reaches a block (``--mode``, repeatable):
+  cue       the date as text in the cue (``said on 1:56 pm on 8 May, 2023``)
+  plain     no date at all
+  when      the date as the block's ``when:`` field only (docs/format.md)
+  cue+when  both
+
+``--loocv`` runs every setting of a small declared grid (``GRID``) on every question, then, for each
+of the five conversations, picks the setting with the best R@10 on the other four and scores the
+fifth with it: the held-out figure. The in-sample figure is the best single setting on all five.
 
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
-                           [--variant NAME]...
+                           [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import re
 import tempfile
 import time
 from collections import Counter, defaultdict
+from dataclasses import replace
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from rank_bm25 import BM25Okapi
+
 from elfmem.api import MemorySystem
+from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.pipeline import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
@@ -32,22 +48,37 @@ STOP = set(
     "a an and are as at be by for from has have i in is it of on or that the this to was "
     "were will with you your what when where who why how did do does".split()
 )
+MODES = ("cue", "plain", "when", "cue+when")
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
     "no-mmr": SearchSettings(use_mmr=False),
-    "rrf-equal-no-mmr": SearchSettings(use_mmr=False, fusion_weights=(1.0, 1.0)),
-    "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
-    "lexical-heavy-no-mmr": SearchSettings(use_mmr=False, fusion_weights=(2.0, 1.0)),
+    "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
     "rrf-k60": SearchSettings(rrf_k=60),
     "rrf-k20": SearchSettings(rrf_k=20),
-    "mmr-0.5": SearchSettings(mmr_lambda=0.5),
-    "mmr-0.45": SearchSettings(mmr_lambda=0.45),
-    "mmr-0.6": SearchSettings(mmr_lambda=0.6),
-    "no-inherit": SearchSettings(inherit=0.0),
     "no-floor": SearchSettings(dense_floor=-1.0),
 }
+
+GRID: dict[str, tuple[Any, ...]] = {
+    "rrf_k": (5, 10, 20),
+    "fusion_weights": ((1.0, 1.0), (1.0, 0.7)),
+    "mmr_lambda": (0.6, 0.7),
+    "dense_floor": (0.30, 0.40),
+}
+"""The constants cross-validation chooses among: every combination is one setting (24), plus the
+product defaults (``SearchSettings()``). Small on purpose: each setting is a
+full pass over the questions, and on a shared two-core machine a pass costs minutes."""
+
+
+def grid_settings() -> dict[str, SearchSettings]:
+    out = {}
+    keys = list(GRID)
+    for values in itertools.product(*(GRID[k] for k in keys)):
+        point = dict(zip(keys, values, strict=True))
+        name = "k{rrf_k} w{fusion_weights[0]}/{fusion_weights[1]} l{mmr_lambda} f{dense_floor}"
+        out[name.format(**point)] = replace(SearchSettings(), **point)
+    return out
 
 
 def turns(conv: dict[str, Any]) -> list[dict[str, str]]:
@@ -74,100 +105,143 @@ def metrics(ranked: list[str], gold: set[str]) -> dict[str, float]:
     return {"R@5": recall(5), "R@10": recall(10), "NDCG@10": dcg / idcg}
 
 
-def bm25_rank(docs: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[int]:
-    tok = [[w for w in re.findall(r"[a-z0-9]+", d.lower()) if w not in STOP] for d in docs]
-    n = len(tok)
-    avg = sum(map(len, tok)) / max(n, 1)
-    df: Counter[str] = Counter(w for t in tok for w in set(t))
-    q = [w for w in re.findall(r"[a-z0-9]+", query.lower()) if w not in STOP]
-    scores = []
-    for t in tok:
-        tf = Counter(t)
-        s = 0.0
-        for w in q:
-            if w in tf:
-                idf = math.log((n - df[w] + 0.5) / (df[w] + 0.5) + 1)
-                s += idf * tf[w] * (k1 + 1) / (tf[w] + k1 * (1 - b + b * len(t) / avg))
-        scores.append(s)
-    return sorted(range(n), key=lambda i: -scores[i])
+def tokens(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
 
 
-async def open_memory(
-    conv: dict[str, Any], ts: list[dict[str, str]], with_date: bool, where: Path
-) -> MemorySystem:
+class Bm25Reference:
+    """rank-bm25's Okapi BM25 over the conversation's distinct turn texts."""
+
+    def __init__(self, docs: list[str]) -> None:
+        self.docs = docs
+        self.model = BM25Okapi([tokens(d) for d in docs], k1=1.5, b=0.75)
+
+    def rank(self, query: str, k: int = 10) -> list[str]:
+        scores = self.model.get_scores(tokens(query))
+        order = sorted(range(len(self.docs)), key=lambda i: (-scores[i], i))
+        return [self.docs[i] for i in order[:k]]
+
+
+def items_for(ts: list[dict[str, str]], mode: str) -> list[dict[str, str]]:
+    items = []
+    for t in ts:
+        item = {"content": t["text"], "cue": f"said on {t['date']}" if "cue" in mode else ""}
+        if "when" in mode:
+            item["when"] = t["date"]
+        items.append(item)
+    return items
+
+
+async def open_memory(ts: list[dict[str, str]], mode: str, where: Path) -> MemorySystem:
     """The conversation's memory at ``where``: built through the product path unless kept there."""
     if (where / ".elfmem" / "config.yaml").exists():
         return await MemorySystem.from_config(where)
     system, _ = await MemorySystem.init(where)
-    items = [{"content": t["text"], "cue": f"said on {t['date']}" if with_date else ""} for t in ts]
+    items = items_for(ts, mode)
     await system.remember_many(items)
     await system.dream(max_blocks=len(items) + 1, no_llm=True)
     return system
 
 
+def _row(qa: dict[str, Any], gold: set[str], ranked: list[str], conv: str) -> dict[str, Any]:
+    return {
+        "conv": conv,
+        "q": str(qa["question"]),
+        "cat": qa["category"],
+        "gold": sorted(gold),
+        "ranked": ranked,
+        **metrics(ranked, gold),
+    }
+
+
 async def run_conversation(
-    conv: dict[str, Any], variants: list[str], with_date: bool, keep: Path | None = None
+    conv: dict[str, Any], settings: dict[str, SearchSettings], mode: str, keep: Path | None
 ) -> dict[str, list[dict[str, Any]]]:
     ts = turns(conv)
     ids_by_text: dict[str, list[str]] = defaultdict(list)
     for t in ts:
         ids_by_text[t["text"]].append(t["dia_id"])
     valid = {t["dia_id"] for t in ts}
-    out: dict[str, list[dict[str, Any]]] = {v: [] for v in [*variants, "bm25"]}
+    out: dict[str, list[dict[str, Any]]] = {v: [] for v in [*settings, "bm25"]}
+    bm25 = Bm25Reference(list(ids_by_text))
+    name = conv["sample_id"]
+    # relative times in questions ("last year") count from the day after the last session
+    last = max(date.fromisoformat(parse_when(t["date"], date.today())[:10]) for t in ts)
+    settings = {v: replace(s, today=last + timedelta(days=1)) for v, s in settings.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) if keep is None else keep / f"{conv['sample_id']}-date{int(with_date)}"
-        system = await open_memory(conv, ts, with_date, where)
+        where = Path(tmp) if keep is None else keep / f"{name}-{mode}"
+        system = await open_memory(ts, mode, where)
         core = system._core
-        unique_texts = list(ids_by_text)
         for qa in conv["qa"]:
             gold = {e for e in qa.get("evidence", []) if e in valid}
             if not gold:
                 continue
             question = str(qa["question"])
-            for v in variants:
+            for v, s in settings.items():
                 res = recall_mod.frame(
-                    core, "attention", question, top_k=10, reinforce=False, settings=VARIANTS[v]
+                    core, "attention", question, top_k=10, reinforce=False, settings=s
                 )
                 ranked = [d for b in res.ranked for d in ids_by_text.get(b.content, [])]
-                out[v].append(
-                    {
-                        "q": question,
-                        "cat": qa["category"],
-                        "gold": sorted(gold),
-                        "ranked": ranked,
-                        **metrics(ranked, gold),
-                    }
-                )
-            order = bm25_rank(unique_texts, question)[:10]
-            ranked = [d for i in order for d in ids_by_text[unique_texts[i]]]
-            out["bm25"].append(
-                {
-                    "q": question,
-                    "cat": qa["category"],
-                    "gold": sorted(gold),
-                    "ranked": ranked,
-                    **metrics(ranked, gold),
-                }
-            )
+                out[v].append(_row(qa, gold, ranked, name))
+            ranked = [d for text in bm25.rank(question) for d in ids_by_text[text]]
+            out["bm25"].append(_row(qa, gold, ranked, name))
         await system.close()
     return out
 
 
-def table(results: dict[str, list[dict[str, Any]]]) -> str:
-    lines = [f"{'method':<24} {'cat':>4} {'n':>5} {'R@5':>7} {'R@10':>7} {'NDCG@10':>8}"]
-    for name, rows in results.items():
-        groups: dict[str, list[dict[str, Any]]] = {"1-4": [r for r in rows if r["cat"] != 5]}
-        for cat in (1, 2, 3, 4, 5):
-            groups[str(cat)] = [r for r in rows if r["cat"] == cat]
-        for cat, rs in groups.items():
-            if not rs:
-                continue
-            avg = {m: sum(r[m] for r in rs) / len(rs) for m in ("R@5", "R@10", "NDCG@10")}
-            lines.append(
-                f"{name:<24} {cat:>4} {len(rs):>5} "
-                f"{avg['R@5']:>7.3f} {avg['R@10']:>7.3f} {avg['NDCG@10']:>8.3f}"
+def averages(rows: list[dict[str, Any]]) -> dict[str, tuple[int, float, float, float]]:
+    """Per category group: (n, R@5, R@10, NDCG@10)."""
+    groups: dict[str, list[dict[str, Any]]] = {"1-4": [r for r in rows if r["cat"] != 5]}
+    for cat in (1, 2, 3, 4, 5):
+        groups[str(cat)] = [r for r in rows if r["cat"] == cat]
+    out = {}
+    for cat, rs in groups.items():
+        if rs:
+            n = len(rs)
+            out[cat] = (
+                n,
+                sum(r["R@5"] for r in rs) / n,
+                sum(r["R@10"] for r in rs) / n,
+                sum(r["NDCG@10"] for r in rs) / n,
             )
+    return out
+
+
+def table(results: dict[str, list[dict[str, Any]]]) -> str:
+    lines = [f"{'method':<34} {'cat':>4} {'n':>5} {'R@5':>7} {'R@10':>7} {'NDCG@10':>8}"]
+    for name, rows in results.items():
+        for cat, (n, r5, r10, ndcg) in averages(rows).items():
+            lines.append(f"{name:<34} {cat:>4} {n:>5} {r5:>7.3f} {r10:>7.3f} {ndcg:>8.3f}")
     return "\n".join(lines)
+
+
+def r10(rows: list[dict[str, Any]]) -> float:
+    scored = [r["R@10"] for r in rows if r["cat"] != 5]
+    return sum(scored) / len(scored) if scored else 0.0
+
+
+def loocv(
+    rows: dict[str, list[dict[str, Any]]], convs: list[str]
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, float, float]]]:
+    """Held-out rows (each conversation scored with the setting chosen on the other four) and,
+    per fold, (conversation, chosen setting, its R@10 on the four, its R@10 on the fifth)."""
+    held: list[dict[str, Any]] = []
+    folds = []
+    names = [n for n in rows if n != "bm25"]
+    for conv in convs:
+        train = {n: [r for r in rows[n] if r["conv"] != conv] for n in names}
+        best = max(names, key=lambda n: (round(r10(train[n]), 6), n == "default"))
+        test = [r for r in rows[best] if r["conv"] == conv]
+        held += test
+        folds.append((conv, best, r10(train[best]), r10(test)))
+    return held, folds
+
+
+def category_line(label: str, rows: list[dict[str, Any]]) -> str:
+    avg = averages(rows)
+    cats = " ".join(f"{avg[c][2]:.3f}" if c in avg else "  -  " for c in ("1", "2", "3", "4", "5"))
+    n, r5, r10_, ndcg = avg["1-4"]
+    return f"| {label} | {n} | {r5:.3f} | {r10_:.3f} | {ndcg:.3f} | " + " | ".join(cats.split())
 
 
 async def main() -> None:
@@ -175,9 +249,11 @@ async def main() -> None:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--out", type=Path, default=Path("bench/out/locomo.jsonl"))
     ap.add_argument("--variant", action="append", default=None, choices=sorted(VARIANTS))
+    ap.add_argument("--mode", action="append", default=None, choices=MODES)
     ap.add_argument(
-        "--no-date-cue", action="store_true", help="Do not put the session date in the cue."
+        "--no-date-cue", action="store_true", help="Same as --mode plain (kept for old commands)."
     )
+    ap.add_argument("--loocv", action="store_true", help="Leave-one-conversation-out over GRID.")
     ap.add_argument(
         "--keep",
         type=Path,
@@ -185,25 +261,42 @@ async def main() -> None:
         help="Keep each conversation's memory under this folder and reuse it on the next run.",
     )
     args = ap.parse_args()
-    variants = args.variant or ["default"]
+    modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
+    settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}
+    if args.loocv:
+        settings = {"default": VARIANTS["default"], **grid_settings()}
     data = json.loads(args.data.read_text())
-    t0 = time.perf_counter()
-    merged: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for conv in data:
-        for name, rows in (
-            await run_conversation(conv, variants, not args.no_date_cue, args.keep)
-        ).items():
-            merged[name] += rows
-    print(table(dict(merged)))
-    print(
-        f"({sum(1 for r in merged['bm25'] if r['cat'] != 5)} scored queries of categories 1-4; "
-        f"{time.perf_counter() - t0:.0f} s)"
-    )
+    convs = [c["sample_id"] for c in data]
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    summary = ["| run | n | R@5 | R@10 | NDCG@10 | cat 1 | cat 2 | cat 3 | cat 4 | cat 5 |"]
     with args.out.open("w") as fh:
-        for name, rows in merged.items():
-            for r in rows:
-                fh.write(json.dumps({"method": name, **r}) + "\n")
+        for mode in modes:
+            t0 = time.perf_counter()
+            merged: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for conv in data:
+                for name, rows in (await run_conversation(conv, settings, mode, args.keep)).items():
+                    merged[name] += rows
+            took = time.perf_counter() - t0
+            for name, rows in merged.items():
+                for r in rows:
+                    fh.write(json.dumps({"mode": mode, "method": name, **r}) + "\n")
+            print(f"== mode {mode} ({took:.0f} s)")
+            if not args.loocv:
+                print(table(dict(merged)))
+                continue
+            held, folds = loocv(merged, convs)
+            chosen = Counter(best for _, best, _, _ in folds)
+            insample = max((n for n in merged if n != "bm25"), key=lambda n: r10(merged[n]))
+            for conv, best, train, test in folds:
+                print(f"fold {conv}: chose {best} (R@10 {train:.3f} on the other four, {test:.3f})")
+            fold_mean = sum(t for *_, t in folds) / len(folds)
+            print(f"held-out R@10, mean over folds: {fold_mean:.3f}; chosen: {dict(chosen)}")
+            summary.append(category_line(f"{mode}: held-out (LOOCV)", held))
+            summary.append(category_line(f"{mode}: in-sample best ({insample})", merged[insample]))
+            summary.append(category_line(f"{mode}: product defaults", merged["default"]))
+            summary.append(category_line(f"{mode}: BM25 (rank-bm25)", merged["bm25"]))
+    if args.loocv:
+        print("\n".join(summary))
 
 
 if __name__ == "__main__":

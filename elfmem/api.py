@@ -255,9 +255,13 @@ class MemorySystem(
         category: str = "knowledge",
         pinned: bool = False,
         allow_secret: bool = False,
+        when: str = "",
     ) -> RememberResult:
-        """Store one block in the inbox: one commit, milliseconds, no LLM. Always pass a cue."""
-        item = Capture(content, cue, tuple(tags), category, pinned)
+        """Store one block in the inbox: one commit, milliseconds, no LLM. Always pass a cue.
+
+        ``when`` is the date it was said or learned (``2023-05-08``, ``8 May 2023``,
+        ``yesterday``…): recall uses it for questions that ask when or name a time."""
+        item = Capture(content, cue, tuple(tags), category, pinned, when)
         return capture.remember(self._core, item, allow_secret)
 
     async def remember_many(
@@ -266,7 +270,8 @@ class MemorySystem(
         allow_secret: bool = False,
         progress: Progress | None = None,
     ) -> BatchResult:
-        """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category.
+        """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category
+        and optionally pinned and when.
 
         ``progress(stage, done, total)`` hears each item as it is checked.
         """

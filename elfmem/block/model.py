@@ -29,6 +29,9 @@ BLOCK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./%:+-]*$")
 CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FIELD_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+WHEN_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)?)?$")
+"""The stored form of the ``when:`` key: an ISO 8601 year, month, day or minute, no zone."""
+WHEN_KEY = "when"
 CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """Control characters other than tab, LF and CR: a NUL makes git treat the file as binary, and
 none of them can be read or typed back by a person, so no field may hold one."""
@@ -75,6 +78,17 @@ class Block:
             if key == "tier" and value in TIER_LAMBDA:
                 return value
         return derive_tier(self.cls, self.tags)
+
+    @property
+    def when(self) -> str:
+        """When the block was said or learned (``when:`` key, ISO 8601), or "" if not stated.
+
+        A value that is not in the stored form counts as not stated: a hand edit cannot break
+        recall, and the index keeps the key untouched in ``extra`` either way."""
+        for key, value in self.extra:
+            if key == WHEN_KEY and WHEN_RE.fullmatch(value):
+                return value
+        return ""
 
     @property
     def content_hash(self) -> str:

@@ -42,6 +42,11 @@ def _read_batch(path: str) -> list[dict[str, object]]:
 )
 @click.option("--pinned", is_flag=True, help="Never archive this block automatically.")
 @click.option(
+    "--when",
+    default="",
+    help="When it was said or learned: 2023-05-08, '8 May 2023', yesterday, '3 days ago'.",
+)
+@click.option(
     "--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit."
 )
 @click.option(
@@ -56,6 +61,7 @@ def remember(
     tags: tuple[str, ...],
     category: str,
     pinned: bool,
+    when: str,
     batch: str | None,
     allow_secret: bool,
     json_: bool,
@@ -93,6 +99,7 @@ def remember(
             category=category,
             pinned=pinned,
             allow_secret=allow_secret,
+            when=when,
         ),
     )
     # Standard output is the id either way, so `id=$(elfmem remember …)` works for a duplicate too.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from elfmem.block.layout import STATUS_DIRS
@@ -21,7 +22,7 @@ from elfmem.index.rows import chunks
 
 _COLUMNS = (
     "id, path, status, cls, tags, pinned, created, cue, content, content_hash, tier, relations, "
-    "fields, extra"
+    "fields, extra, said"
 )
 
 
@@ -43,6 +44,8 @@ class BlockRow:
     relations: tuple[tuple[str, str], ...]
     fields: tuple[tuple[str, str], ...]
     extra: tuple[tuple[str, str], ...]
+    said: str = ""
+    """The block's ``when:`` date (ISO 8601), or "" when it states none."""
 
     def to_block(self) -> Block:
         return Block(
@@ -62,6 +65,13 @@ class BlockRow:
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
     if text == "[]":  # most blocks: skip the decoder (a recall reads a few hundred rows)
         return ()
+    return _decoded_pairs(text)
+
+
+@lru_cache(maxsize=4096)
+def _decoded_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """Kept per text: the same few values repeat (a ``when:`` date shared by a day's blocks), and
+    the result is immutable."""
     return tuple((str(a), str(b)) for a, b in json.loads(text))
 
 
@@ -81,6 +91,7 @@ def _row(r: tuple[Any, ...]) -> BlockRow:
         relations=_pairs(r[11]),
         fields=_pairs(r[12]),
         extra=_pairs(r[13]),
+        said=r[14],
     )
 
 

@@ -21,7 +21,7 @@ from elfmem.index.schema import FTS_DDL
 CHUNK = 500
 BLOCK_COLUMNS = (
     "id, path, ordinal, status, cls, tags, pinned, created, cue, content, content_hash, tier, "
-    "relations, fields, extra"
+    "relations, fields, extra, said"
 )
 _LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 _HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^>\n]*>", re.S)
@@ -74,6 +74,7 @@ def _block_columns(block: Block) -> tuple[object, ...]:
         _json_pairs(block.relations),
         _json_pairs(block.fields),
         _json_pairs(block.extra),
+        block.when,
     )
 
 
@@ -106,7 +107,7 @@ def insert_blocks(conn: sqlite3.Connection, rows: list[tuple[tuple[object, ...],
     """Blocks get explicit, fresh ``num``s so FTS, tags and relations go in as three batches."""
     base = conn.execute("SELECT coalesce(max(num), 0) FROM blocks").fetchone()[0]
     conn.executemany(
-        f"INSERT INTO blocks (num, {BLOCK_COLUMNS}) VALUES ({','.join('?' * 16)})",
+        f"INSERT INTO blocks (num, {BLOCK_COLUMNS}) VALUES ({','.join('?' * 17)})",
         [(base + k + 1, *values) for k, (values, _) in enumerate(rows)],
     )
     conn.executemany(

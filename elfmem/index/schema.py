@@ -102,12 +102,20 @@ _V5 = (
     "CREATE UNIQUE INDEX passages_key ON passages (block_id, ord)",
 )
 
+_V6 = (
+    # The date a block was said or learned (its ``when:`` key), for time-bound recall. Rows
+    # written before the column existed lack it: the reindex fills it from the tree.
+    "ALTER TABLE blocks ADD COLUMN said TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX blocks_said ON blocks (said) WHERE said != ''",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
     Migration(4, _V4),
     Migration(5, _V5),
+    Migration(6, _V6, reindex=True),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -18,13 +18,14 @@ Kind = Literal["read", "write", "destructive"]
 
 
 class MemoryItem(TypedDict, total=False):
-    """One block to remember: content (required), cue, tags, category, pinned."""
+    """One block to remember: content (required), cue, tags, category, pinned, when."""
 
     content: Required[str]
     cue: str
     tags: list[str]
     category: str
     pinned: bool
+    when: str
 
 
 @dataclass(frozen=True)

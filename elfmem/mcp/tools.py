@@ -36,6 +36,12 @@ CORE: tuple[ToolSpec, ...] = (
             Param("category", str, "knowledge, observation (fades fast), goal (lasts), ..."),
             Param("pinned", bool, "Never archive this block automatically."),
             SECRET,
+            Param(
+                "when",
+                str,
+                "When it was said or learned (2023-05-08, 8 May 2023, yesterday); recall uses it "
+                "for questions that ask when or name a time.",
+            ),
         ),
     ),
     ToolSpec(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +25,7 @@ from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import decay, fusion, mmr, ranking, signals
+from elfmem.retrieval import dates, decay, fusion, mmr, ranking, signals
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.ranking import Ranked
 from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
@@ -40,6 +41,10 @@ file 90% of question–evidence pairs score above it; short facts on other subje
 (docs/benchmarks.md). Another embedding model sets its own (``retrieval.dense_floor``)."""
 INHERIT = 0.5
 """Share of a relevant block's relevance its declared graph neighbours inherit."""
+TIME_BOOST = 1.5
+"""Relevance multiplier for a block whose ``when:`` date falls in the time a query names ("in May
+2023", "last week"). A multiplier, not a filter: a block without a date, or a question whose time
+expression was read wrongly, still ranks by what it says."""
 SEARCHED = ("active", "inbox")
 
 
@@ -49,7 +54,7 @@ class SearchSettings:
 
     seeds: int = 50
     rrf_k: int = fusion.RRF_K
-    fusion_weights: tuple[float, float] = (1.0, 1.0)
+    fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
@@ -59,6 +64,9 @@ class SearchSettings:
     dense_floor: float = DENSE_FLOOR
     search_inbox: bool = True
     inherit: float = INHERIT
+    time_boost: float = TIME_BOOST
+    today: date | None = None
+    """Where "yesterday" or "last week" count from; None: today (UTC)."""
 
 
 @dataclass
@@ -204,6 +212,11 @@ def run_frame(
     st = [st[i] for i in relevant]
     guaranteed = {n for n, i in enumerate(relevant) if i in guaranteed_at}
     rel = np.array([sims.get(r.id, 0.0) for r in rows], dtype=np.float64)
+    searched = not spec.queryless and bool((query or "").strip())
+    span = dates.named_span(query or "", s.today or datetime.now(UTC).date()) if searched else None
+    if span is not None:
+        rel = _boost_in_span(rel, [_within(r.said, span) for r in rows], s.time_boost)
+    show_said = span is not None or (searched and dates.asks_when(query or ""))
     shown = {} if spec.queryless or not (query or "").strip() else sims  # no search scored them
     raw = _signals(rows, shown, {r.id: x for r, x in zip(rows, st, strict=True)})
     composite = ranking.composite_scores(rows, rel, raw, st, spec.weights)
@@ -223,9 +236,28 @@ def run_frame(
         _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final
     ]
     bearing = len(rows) - len(guaranteed)
+    said = {r.id: r.said for r in rows if r.said} if show_said else {}
     return _render(
-        spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows), bearing, k
+        spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows), bearing, k, said
     )
+
+
+def _boost_in_span(
+    rel: npt.NDArray[np.float64], inside: Sequence[bool], boost: float
+) -> npt.NDArray[np.float64]:
+    """Relevance with the blocks said in the named time lifted by ``boost``, rescaled so the top
+    keeps its value: a boost that lifts every candidate (or none) changes nothing, and MMR's
+    balance of relevance against diversity stays where it was."""
+    if not any(inside) or all(inside) or not rel.size:
+        return rel
+    lifted = rel * np.where(np.array(inside), boost, 1.0)
+    top = float(lifted.max())
+    return lifted * (float(rel.max()) / top) if top > 0 else rel
+
+
+def _within(said: str, span: dates.Span) -> bool:
+    block_span = dates.span_of(said) if said else None
+    return block_span is not None and block_span.overlaps(span)
 
 
 def _candidates(
@@ -306,10 +338,14 @@ def _render(
     candidates: int,
     bearing: int,
     k: int,
+    said: Mapping[str, str],
 ) -> FrameResult:
+    """``said`` holds the dates to show: those of a question that asks when or names a time."""
     header = render_header(spec, agent_name, self_text)
     header_tokens = budget_mod.count_tokens(header)
-    items = {b.id: RenderItem(b.id, b.content, b.tags, b.cue, b.note) for b in ranked}
+    items = {
+        b.id: RenderItem(b.id, b.content, b.tags, b.cue, b.note, said.get(b.id, "")) for b in ranked
+    }
     sized = [
         (b.id, budget_mod.count_tokens(render_item(spec, items[b.id], n)))
         for n, b in enumerate(ranked, 1)

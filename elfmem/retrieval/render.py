@@ -47,6 +47,8 @@ class RenderItem:
     cue: str = ""
     note: str = ""
     """Shown after the block: superseded, refuted, or not yet consolidated."""
+    said: str = ""
+    """The block's ``when:`` date, shown only when the question asks when or names a time."""
 
 
 def is_peer(tags: Iterable[str]) -> bool:
@@ -91,6 +93,8 @@ def render_item(spec: FrameSpec, item: RenderItem, number: int) -> str:
     text = marker + _indent_after_first(f"[{item.id}] {item.content.strip()}", len(marker))
     if item.cue.strip():
         text += f"\n  (when: {' '.join(item.cue.split())})"
+    if item.said:
+        text += f"\n  (said: {item.said.replace('T', ' ')})"
     if item.note:
         text += f"\n  (note: {item.note})"
     return text

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from elfmem.block import secrets
 from elfmem.block.layout import block_bytes, month_of, parse_bucket_path
 from elfmem.block.model import (
+    WHEN_KEY,
     Block,
     content_hash,
     is_valid_category,
@@ -28,6 +30,7 @@ from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
 from elfmem.index.blockdiff import duplicate_error
 from elfmem.progress import Progress, silent
+from elfmem.retrieval.dates import parse_when
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import BatchResult, ChangeResult, RememberResult
 from elfmem.store import FileEdit, MemoryView, Plan
@@ -42,6 +45,16 @@ class Capture:
     tags: tuple[str, ...] = ()
     category: str = "knowledge"
     pinned: bool = False
+    when: str = ""
+    """When it was said or learned, in any form ``retrieval.dates.parse_when`` reads."""
+
+
+def check_when(when: str) -> tuple[tuple[str, str], ...]:
+    """The ``when:`` frontmatter entry for a capture's date ("" states none)."""
+    if not when.strip():
+        return ()
+    refuse_control("when", when)
+    return ((WHEN_KEY, parse_when(when, datetime.now(UTC).date())),)
 
 
 def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
@@ -99,6 +112,7 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
         pinned=item.pinned,
         created=now_iso(),
         cue=item.cue.strip(),
+        extra=check_when(item.when),
     )
     validate_block(block)
     return block
@@ -239,6 +253,7 @@ def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
                 tags=tuple(str(t) for t in tags),
                 category=str(rec.get("category") or "knowledge"),
                 pinned=bool(rec.get("pinned", False)),
+                when=str(rec.get("when") or ""),
             )
         )
     return out

@@ -76,6 +76,21 @@ def test_a_duplicate_remember_prints_the_existing_id_and_says_so_on_stderr(repo:
     assert git(repo, "rev-parse", "HEAD") == head
 
 
+def test_remember_when_writes_the_date_and_an_unreadable_one_exits_2(repo: Path) -> None:
+    assert run(repo, "init", "--name", "Ada")[0] == 0
+    code, out, err = run(repo, "remember", "We moved to Lisbon", "--when", "8 May 2023", "--json")
+    assert code == 0, err
+    block_id = json.loads(out)["block_id"]
+    assert f"id: {block_id}" in git(repo, "grep", "-h", "when: 2023-05-08", "HEAD", "--", ".")
+    head = git(repo, "rev-parse", "HEAD")
+    code, out, _ = run(repo, "remember", "We moved again", "--when", "someday", "--json")
+    assert code == 2
+    assert "2023-05-08" in json.loads(out)["recovery"]
+    assert git(repo, "rev-parse", "HEAD") == head
+    code, out, _ = run(repo, "recall", "When did we move to Lisbon?")
+    assert code == 0 and "(said: 2023-05-08)" in out
+
+
 def test_dream_recall_and_index_commands(repo: Path, tmp_path: Path) -> None:
     assert run(repo, "init", "--seed")[0] == 0
     run(
