@@ -27,6 +27,10 @@ class BlockState:
     ``supersedes`` relations (see docs/ledger.md, "Candidate revisions")."""
     revised_by: tuple[str, ...] = ()
     """Blocks that revise this one."""
+    since_revision: tuple[float, float] | None = None
+    """Outcome weight (confirming, refuting) since a newer block first revised this one: the
+    evidence that still counts for it against its correction. None when not revised, or not
+    known (a declared ``supersedes`` carries no time)."""
 
 
 PRIOR = BlockState()

@@ -198,6 +198,10 @@ class BlockState:
     """Analysis events of any kind: dream's first judgement and every rescore after it."""
     last_analysis: float | None = None
     """Wall-clock time (epoch seconds) of the latest analysis, well-formed or not."""
+    since_revision: tuple[float, float] | None = None
+    """Outcome weight (confirming, refuting) stamped at or after the earliest live ``revised_by``
+    edge: what outcomes said about the block once a newer one had claimed to correct it. None
+    when no newer block revises it."""
 
     @property
     def confidence(self) -> float:
@@ -222,6 +226,7 @@ def fold(lines: Iterable[str]) -> BlockState:
     analyses = [e for e in live if e["kind"] == "analysis"]
     judged = [e for e in analyses if e.get("malformed") is not True]
     latest = max(judged, key=_stamp, default=None)
+    edges = _fold_edges(live)
     sessions: dict[str, set[str]] = {}
     for e in live:
         if e["kind"] == "cooccur":
@@ -235,7 +240,7 @@ def fold(lines: Iterable[str]) -> BlockState:
         uses=kinds.count("use"),
         edits=kinds.count("edit"),
         last_use=max(uses, default=None),
-        edges=_fold_edges(live),
+        edges=edges,
         cooccur_sessions={other: frozenset(ids) for other, ids in sorted(sessions.items())},
         events=len(events),
         born="birth" in kinds,
@@ -245,6 +250,37 @@ def fold(lines: Iterable[str]) -> BlockState:
         summary=str(latest.get("summary") or "") if latest is not None else "",
         analyses=len(analyses),
         last_analysis=max((_stamp(e)[0] / 1e6 for e in analyses), default=None),
+        since_revision=_since_revision(live, outcomes, edges),
+    )
+
+
+def _since_revision(
+    live: Iterable[Mapping[str, Any]],
+    outcomes: Iterable[Mapping[str, Any]],
+    edges: Mapping[tuple[str, str], float],
+) -> tuple[float, float] | None:
+    """(α, β) increments of the outcomes stamped at or after the first live ``revised_by`` edge.
+
+    A minimum and two sums over distinct events: the same in any order, like the rest of the fold.
+    """
+    alive = {t for (t, relation), w in edges.items() if relation == "revised_by" and w > 0}
+    if not alive:
+        return None
+    cut: dict[str, int] = {}
+    starts: list[int] = []
+    revisions = [e for e in live if e.get("relation") == "revised_by" and e["target"] in alive]
+    for e in revisions:
+        if e["kind"] == "edge_remove":
+            cut[e["target"]] = max(cut.get(e["target"], 0), ts_micros(e["ts"]) or 0)
+    for e in revisions:
+        micros = ts_micros(e["ts"]) or 0
+        if e["kind"] == "edge" and micros > cut.get(e["target"], -1):
+            starts.append(micros)
+    start = min(starts)
+    after = [e for e in outcomes if (ts_micros(e["ts"]) or 0) >= start]
+    return (
+        math.fsum(e.get("weight", 1.0) * e["signal"] for e in after),
+        math.fsum(e.get("weight", 1.0) * (1.0 - e["signal"]) for e in after),
     )
 
 
