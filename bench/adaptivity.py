@@ -178,12 +178,6 @@ async def run_corpus(
                 elif SHOW_FAILURES and r == rounds:
                     wide = await system.recall(s.question, top_k=12, reinforce=False)
                     _show(s, wide, good, wrong[s.name])
-                    for bid in (good, *wrong[s.name]):
-                        f = system._core.ledger.folded(bid)
-                        print(
-                            f"   state {bid[:6]} a={f.alpha} b={f.beta} since={f.since_revision}"
-                            f" edges={[k for k, w in f.edges.items() if w > 0]}"
-                        )
                 for w in wrong[s.name]:
                     if w in ids:
                         seen.add(w)

@@ -85,10 +85,7 @@ def order(
             notes.setdefault(i, "in the inbox: not yet consolidated")
         elif truth.is_refuted(state):
             notes.setdefault(i, "refuted by outcomes")
-    stale = [
-        truth.since_revised(states[i]) if i in placed.losers else states[i]
-        for i in range(len(rows))
-    ]
+    stale = [placed.losers.get(i, states[i]) for i in range(len(rows))]
     for i in placed.losers:  # its confirmations predate the correction: they stop counting
         score[i] *= truth.evidence_factor(stale[i]) / truth.evidence_factor(states[i])
     refuted = {

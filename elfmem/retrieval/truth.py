@@ -95,20 +95,21 @@ def lift(normalised: Mapping[str, float], weights: Mapping[str, float]) -> float
     return 1.0 + LIFT_MAX * min(1.0, max(0.0, mix))
 
 
-def since_revised(older: BlockState) -> BlockState:
-    """The evidence that still counts for a block a newer one claims to correct.
+def since_revised(older: BlockState, newer: str) -> BlockState:
+    """The evidence that still counts for a block ``newer`` claims to correct.
 
     Only the outcomes given since the claim: the world may have changed, so the confirmations
     from before it say nothing about which of the two is right now. Without a time for the claim
     (a declared ``supersedes``) its confirmations are dropped and its refutations kept.
     """
-    if older.since_revision is None:
+    since = dict(older.since_revision).get(newer)
+    if since is None:
         return replace(older, alpha=JEFFREYS_PRIOR[0])
-    confirmed, refuted = older.since_revision
+    confirmed, refuted = since
     return replace(older, alpha=JEFFREYS_PRIOR[0] + confirmed, beta=JEFFREYS_PRIOR[1] + refuted)
 
 
-def correction_holds(newer: BlockState, older: BlockState) -> bool:
+def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
     """Does a candidate revision still outrank what it revises?
 
     Yes while the outcomes since the correction leave it at least as well off as the older
@@ -116,7 +117,7 @@ def correction_holds(newer: BlockState, older: BlockState) -> bool:
     net refutation when the block it replaced keeps being confirmed; a right one keeps its
     place through one mistaken 0.0, because the block it replaced draws refutations too.
     """
-    return net_refutations(newer) <= net_refutations(since_revised(older))
+    return net_refutations(newer) <= net_refutations(since_revised(older, newer_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +128,9 @@ class Placement:
     notes: dict[int, str]
     winners: set[int]
     """Indices of the blocks that won a revision pair."""
-    losers: set[int]
-    """Older blocks a holding correction supersedes (not those that beat a refuted one)."""
+    losers: dict[int, BlockState]
+    """Older blocks a holding correction supersedes (not those that beat a refuted one), each
+    with the evidence that still counts for it (``since_revised``)."""
 
 
 def place_revisions(
@@ -150,7 +152,7 @@ def place_revisions(
     for _ in range(len(live) + 1):
         moved = False
         for new, old in live:
-            if correction_holds(states[new], states[old]):
+            if correction_holds(states[new], states[old], ids[new]):
                 winner, loser = new, old
                 notes[old] = f"superseded by [{ids[new]}]"
             else:
@@ -161,11 +163,13 @@ def place_revisions(
                 moved = True
         if not moved:
             break
-    losers: set[int] = set()
+    losers: dict[int, BlockState] = {}
     for new, old in live:
-        if correction_holds(states[new], states[old]):
+        if correction_holds(states[new], states[old], ids[new]):
             winners.add(new)
-            losers.add(old)
+            standing = since_revised(states[old], ids[new])
+            if old not in losers or net_refutations(standing) > net_refutations(losers[old]):
+                losers[old] = standing
         else:
             winners.add(old)
     return Placement(out, notes, winners, losers)

@@ -164,7 +164,9 @@ class LedgerView:
                 degree=f.degree + declared.get(row.id, 0),
                 revises=f.revises,
                 revised_by=f.revised_by,
-                since_revision=revised[row.id].since_revision if row.id in revised else None,
+                since_revision=tuple(revised[row.id].since_revision.items())
+                if row.id in revised
+                else (),
             )
         return out
 

@@ -198,10 +198,10 @@ class BlockState:
     """Analysis events of any kind: dream's first judgement and every rescore after it."""
     last_analysis: float | None = None
     """Wall-clock time (epoch seconds) of the latest analysis, well-formed or not."""
-    since_revision: tuple[float, float] | None = None
-    """Outcome weight (confirming, refuting) stamped at or after the earliest live ``revised_by``
-    edge: what outcomes said about the block once a newer one had claimed to correct it. None
-    when no newer block revises it."""
+    since_revision: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """Per newer block with a live ``revised_by`` edge here: the outcome weight (confirming,
+    refuting) stamped at or after that edge, what outcomes said about this block once the newer
+    one had claimed to correct it."""
 
     @property
     def confidence(self) -> float:
@@ -258,30 +258,33 @@ def _since_revision(
     live: Iterable[Mapping[str, Any]],
     outcomes: Iterable[Mapping[str, Any]],
     edges: Mapping[tuple[str, str], float],
-) -> tuple[float, float] | None:
-    """(α, β) increments of the outcomes stamped at or after the first live ``revised_by`` edge.
+) -> dict[str, tuple[float, float]]:
+    """Per block that revises this one: (α, β) increments of the outcomes stamped at or after
+    its first live ``revised_by`` edge here.
 
-    A minimum and two sums over distinct events: the same in any order, like the rest of the fold.
+    Minima and sums over distinct events: the same in any order, like the rest of the fold.
     """
     alive = {t for (t, relation), w in edges.items() if relation == "revised_by" and w > 0}
     if not alive:
-        return None
-    cut: dict[str, int] = {}
-    starts: list[int] = []
+        return {}
     revisions = [e for e in live if e.get("relation") == "revised_by" and e["target"] in alive]
+    cut: dict[str, int] = {}
     for e in revisions:
         if e["kind"] == "edge_remove":
             cut[e["target"]] = max(cut.get(e["target"], 0), ts_micros(e["ts"]) or 0)
+    start: dict[str, int] = {}
     for e in revisions:
         micros = ts_micros(e["ts"]) or 0
         if e["kind"] == "edge" and micros > cut.get(e["target"], -1):
-            starts.append(micros)
-    start = min(starts)
-    after = [e for e in outcomes if (ts_micros(e["ts"]) or 0) >= start]
-    return (
-        math.fsum(e.get("weight", 1.0) * e["signal"] for e in after),
-        math.fsum(e.get("weight", 1.0) * (1.0 - e["signal"]) for e in after),
-    )
+            start[e["target"]] = min(start.get(e["target"], micros), micros)
+    stamped = [(ts_micros(e["ts"]) or 0, e.get("weight", 1.0), e["signal"]) for e in outcomes]
+    return {
+        newer: (
+            math.fsum(w * s for t, w, s in stamped if t >= since),
+            math.fsum(w * (1.0 - s) for t, w, s in stamped if t >= since),
+        )
+        for newer, since in sorted(start.items())
+    }
 
 
 def _stamp(event: Mapping[str, Any]) -> tuple[int, str]:

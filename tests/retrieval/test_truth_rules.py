@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -100,17 +102,29 @@ def test_a_correction_holds_until_refuted_more_than_what_it_corrects() -> None:
     assert truth.correction_holds(state(refuted=1), state(refuted=3))
 
 
-def revised(confirmed: float, refuted: float, since: tuple[float, float]) -> BlockState:
-    return BlockState(alpha=0.5 + confirmed, beta=0.5 + refuted, since_revision=since)
+def revised(
+    confirmed: float, refuted: float, since: tuple[float, float], by: str = "new"
+) -> BlockState:
+    return BlockState(alpha=0.5 + confirmed, beta=0.5 + refuted, since_revision=((by, since),))
 
 
 def test_only_outcomes_since_the_correction_count_for_the_block_it_corrects() -> None:
     old = revised(confirmed=8, refuted=1, since=(1.0, 0.0))  # confirmed again since
-    assert not truth.correction_holds(state(refuted=1), old)  # a wrong correction falls at once
-    assert truth.correction_holds(state(confirmed=1), old)  # a tie goes to the correction
+    assert not truth.correction_holds(state(refuted=1), old, "new")  # a wrong one falls at once
+    assert truth.correction_holds(state(confirmed=1), old, "new")  # a tie goes to the correction
     replaced = revised(confirmed=8, refuted=0, since=(0.0, 1.0))  # the world changed
-    assert truth.correction_holds(state(refuted=1), replaced)  # one mistaken 0.0 is forgiven
-    assert truth.since_revised(replaced) == revised(0, 1, (0.0, 1.0))
+    assert truth.correction_holds(state(refuted=1), replaced, "new")  # one mistaken 0.0 forgiven
+    assert truth.since_revised(replaced, "new") == replace(replaced, alpha=0.5, beta=1.5)
+
+
+def test_each_correction_is_judged_from_its_own_time() -> None:
+    """A look-alike linked at the first dream must not make a later correction's clock start
+    then: the block's confirmations between the two predate the later correction."""
+    old = BlockState(
+        alpha=8.5, beta=1.5, since_revision=(("lookalike", (7.0, 1.0)), ("fresh", (0.0, 0.0)))
+    )
+    assert truth.correction_holds(state(), old, "fresh")
+    assert not truth.correction_holds(state(), old, "lookalike")
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -125,7 +139,7 @@ def test_a_correction_never_loses_to_a_block_refuted_as_much_since(
     refutations since, the correction holds; and it never holds when it is worse off."""
     old = revised(old_before + old_ok, old_bad, since=(float(old_ok), float(old_bad)))
     new = state(new_ok, new_bad)
-    holds = truth.correction_holds(new, old)
+    holds = truth.correction_holds(new, old, "new")
     assert holds == (new_bad - new_ok <= old_bad - old_ok)
     placed = truth.place_revisions(["old", "new"], [0.9, 0.3], [old, new], [("new", "old")])
     assert (placed.scores[1] > placed.scores[0]) == holds
@@ -138,14 +152,15 @@ def test_place_revisions_moves_the_correction_just_above_and_names_it() -> None:
     )
     assert placed.scores[2] > placed.scores[0] > placed.scores[1]
     assert placed.notes == {0: "superseded by [new]"}
-    assert placed.winners == {2} and placed.losers == {0}
+    assert placed.winners == {2} and set(placed.losers) == {0}
+    assert placed.losers[0] == BlockState(alpha=0.5, beta=0.5)  # its confirmations predate it
 
 
 def test_a_refuted_correction_falls_back_below_the_block_it_tried_to_replace() -> None:
     ids = ["old", "new"]
     placed = truth.place_revisions(ids, [0.3, 0.9], [state(), state(refuted=1)], [("new", "old")])
     assert placed.scores[0] > placed.scores[1]
-    assert "outcomes refuted" in placed.notes[1] and placed.losers == set()
+    assert "outcomes refuted" in placed.notes[1] and placed.losers == {}
 
 
 def test_a_chain_of_corrections_settles_newest_first() -> None:
