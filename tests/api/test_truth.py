@@ -61,6 +61,25 @@ def test_a_correction_ranks_above_what_it_corrects_and_loses_when_refuted(repo: 
     arun(system.close())
 
 
+def test_a_correction_is_judged_by_the_outcomes_since_it_not_before(repo: Path) -> None:
+    """One mistaken 0.0 does not undo a right correction when the block it replaced is refuted
+    since; the replaced block's confirmations from before the correction do not count."""
+    system, ids = _ops_memory(repo)
+    old = ids[RATE_OLD]
+    arun(system.outcome([old], 1.0))  # right until the world changed
+    arun(system.outcome([old], 1.0))
+    new = arun(system.remember(RATE_NEW)).block_id
+    arun(system.dream(no_llm=True))
+    arun(system.outcome([new], 0.0))  # a mistaken outcome on the right correction
+    arun(system.outcome([old], 0.0))
+    rate = _ids(arun(system.recall("what is the API rate limit", top_k=3, reinforce=False)))
+    assert rate.index(new) < rate.index(old)
+    arun(system.outcome([new], 0.0))  # now it is refuted more than the old one since
+    rate = _ids(arun(system.recall("what is the API rate limit", top_k=3, reinforce=False)))
+    assert rate.index(old) < rate.index(new)
+    arun(system.close())
+
+
 def test_a_declared_supersedes_takes_effect_at_once(repo: Path) -> None:
     system, ids = _ops_memory(repo)
     other = arun(system.remember("Rate limit per key: 1000 requests each minute")).block_id
