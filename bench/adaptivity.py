@@ -52,6 +52,9 @@ class CorpusResult:
     curate: bool
     wins: list[float] = field(default_factory=list)
     """Per round: share of subjects whose right block is in the top 5 above every misleading."""
+    losses: list[tuple[int, bool]] = field(default_factory=list)
+    """(round, flipped) per subject won after one round and lost after the next; ``flipped``
+    when one of that subject's outcomes in the losing round was flipped."""
     negatives_to_leave: dict[str, list[int]] = field(default_factory=dict)
     """Negative outcomes each block took to leave the top 5: ``misleading`` ones from the start,
     ``obsolete`` ones (right until a right correction replaced them)."""
@@ -132,6 +135,7 @@ async def run_corpus(
         first_after: set[str] = set()
         later_top1: dict[str, list[bool]] = {}
         obsolete: set[str] = set()
+        won_before: set[str] = set()
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
@@ -139,6 +143,7 @@ async def run_corpus(
             order = list(subjects)
             noise.shuffle(order)
             feedback: dict[float, list[str]] = {}
+            flipped: set[str] = set()
             async with system.session():
                 for s in order:  # the agent: recall, act, report outcomes
                     result = await system.recall(s.question, top_k=TOP_K)
@@ -150,6 +155,7 @@ async def run_corpus(
                     for block_id, signal in signals:
                         if noise.random() < FLIP:
                             signal = 1.0 - signal
+                            flipped.add(s.name)
                         if signal == 0.0:
                             negatives[block_id] = negatives.get(block_id, 0) + 1
                             if block_id in wrong_negatives:
@@ -160,6 +166,7 @@ async def run_corpus(
             if out.curate:
                 await system.curate()
             wins = 0
+            won_now: set[str] = set()
             for s in subjects:  # the measurement: the state after this round's feedback
                 result = await system.recall(s.question, top_k=TOP_K, reinforce=False)
                 ids = [b.id for b in result.blocks]
@@ -167,8 +174,10 @@ async def run_corpus(
                 good = right[s.name]
                 if good in ids and all(ids.index(good) < ids.index(w) for w in bad):
                     wins += 1
+                    won_now.add(s.name)
                 elif SHOW_FAILURES and r == rounds:
-                    _show(s, result, good, wrong[s.name])
+                    wide = await system.recall(s.question, top_k=12, reinforce=False)
+                    _show(s, wide, good, wrong[s.name])
                 for w in wrong[s.name]:
                     if w in ids:
                         seen.add(w)
@@ -178,6 +187,8 @@ async def run_corpus(
                         out.negatives_to_leave.setdefault(kind, []).append(negatives.get(w, 0))
                 _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out)
             out.wins.append(wins / len(subjects))
+            out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
+            won_before = won_now
         out.never_left = {
             kind: len([w for w in seen - left if (w in obsolete) == (kind == "obsolete")])
             for kind in ("misleading", "obsolete")
@@ -285,6 +296,17 @@ def report(results: list[CorpusResult], rounds: int) -> None:
     falls = [(max(c.wins[r - 1] - c.wins[r] for r in range(1, rounds)), c.seed) for c in results]
     worst_fall = max(falls)
     print(f"\nlargest fall from one round to the next: {worst_fall[0]:.1%} (seed {worst_fall[1]})")
+    mean_curve = [statistics.mean(c.wins[r] for c in results) for r in range(rounds)]
+    mean_fall = max((mean_curve[r - 1] - mean_curve[r], r + 1) for r in range(1, rounds))
+    print(f"  of the mean curve: {mean_fall[0]:.1%} (round {mean_fall[1]})")
+    over = sum(1 for fall, _ in falls if fall > 0.02 + 1e-9)
+    lost = [x for c in results for x in c.losses]
+    by_round = statistics.multimode([r for r, _ in lost]) if lost else []
+    print(
+        f"  seeds with a fall over 2 points: {over} of {len(results)}; subjects lost from one round"
+        f" to the next: {len(lost)}, {sum(f for _, f in lost)} of them in a round where one of"
+        f" their outcomes was flipped (most in round {by_round})"
+    )
     for label, group in (
         ("curate", [c for c in results if c.curate]),
         ("no curate", [c for c in results if not c.curate]),
@@ -298,8 +320,8 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         if neg:
             print(
                 f"negative outcomes until a {kind} block left the top 5: median "
-                f"{statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks; still in the top 5"
-                f" at the end: {never})"
+                f"{statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks, over 5: "
+                f"{sum(1 for n in neg if n > 5)}; still in the top 5 at the end: {never})"
             )
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]

@@ -11,7 +11,7 @@ how a score is made and which correction holds; this module only orders.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval import mmr, signals, truth
-from elfmem.retrieval.confidence import JEFFREYS_PRIOR
 from elfmem.retrieval.state import BlockState
 
 TWIN_COSINE = 0.90
@@ -86,7 +85,7 @@ def order(
             notes.setdefault(i, "in the inbox: not yet consolidated")
         elif truth.is_refuted(state):
             notes.setdefault(i, "refuted by outcomes")
-    stale = [_stale(states[i]) if i in placed.losers else states[i] for i in range(len(rows))]
+    stale = [placed.losers.get(i, states[i]) for i in range(len(rows))]
     for i in placed.losers:  # its confirmations predate the correction: they stop counting
         score[i] *= truth.evidence_factor(stale[i]) / truth.evidence_factor(states[i])
     refuted = {
@@ -106,10 +105,6 @@ def order(
     for i in sorted(refuted, key=lambda i: (-score[i], ids[i]))[:room]:
         out.append(Ranked(i, score[i], score[i], "refuted", notes.get(i, "")))
     return out
-
-
-def _stale(state: BlockState) -> BlockState:
-    return replace(state, alpha=JEFFREYS_PRIOR[0])
 
 
 def _diverse(

@@ -27,6 +27,10 @@ class BlockState:
     ``supersedes`` relations (see docs/ledger.md, "Candidate revisions")."""
     revised_by: tuple[str, ...] = ()
     """Blocks that revise this one."""
+    since_revision: tuple[tuple[str, tuple[float, float]], ...] = ()
+    """(newer block, (confirming, refuting)): the outcome weight given to this block since that
+    newer block's learned ``revises`` edge, the evidence that still counts for it against that
+    correction. Absent for a declared ``supersedes`` (it carries no time)."""
 
 
 PRIOR = BlockState()

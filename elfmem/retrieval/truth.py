@@ -4,33 +4,42 @@ Three rules, each a pure function here and applied in ``pipeline``:
 
 - **Relevance gates.** A block's score is its relevance to the query *times* what else is known
   about it, so a block that does not bear on the query cannot climb on confidence, recency,
-  centrality or reinforcement. Secondary signals lift a block by at most ``LIFT_MAX`` (a quarter),
-  less than one confirming outcome moves it, so being retrieved never outweighs being right.
-- **Outcomes decide.** The evidence factor is 1.0 for a block nobody has judged, towards 1.25 for
-  one that keeps being confirmed, towards 0.5 for one that keeps failing.
-  A block whose refutations outnumber its confirmations by ``REFUTED_MARGIN`` ranks below every
-  relevant block that is not refuted, whatever its relevance; with fewer, its score shrinks.
-  A block with more refutations than confirmations earns nothing from reinforcement or centrality.
+  centrality or reinforcement. Secondary signals lift a block by at most ``LIFT_MAX`` (a tenth),
+  no more than three confirmations do, so being retrieved never outweighs being right.
+- **Outcomes decide.** The evidence factor is 1.0 for a block nobody has judged, up to 1.12 for
+  one that keeps being confirmed, towards 0.5 for one that keeps failing; one refutation costs
+  a tenth, because it may be a mistake. A refuted block (``is_refuted``: three net
+  refutations, or any once five refutations are in) ranks below every relevant block that is
+  not refuted, whatever its relevance. A block with more refutations than confirmations earns
+  nothing from reinforcement or centrality.
 - **Corrections win, unless refuted.** When a newer block is a candidate revision of an older one
   (a learned ``revises`` edge, or a declared ``supersedes``), the newer ranks directly above the
-  older and the older is marked with the newer's id. A correction loses that place as soon as its
-  refutations outnumber its confirmations and the older block's (``correction_holds``).
+  older and the older is marked with the newer's id. A correction keeps that place while the
+  outcomes since it leave it at least as well off as the older block (``correction_holds``).
 
-``REFUTED_MARGIN`` = 2 tolerates one mistaken outcome (an agent's feedback is noisy: a right block
-hit by one flipped 0.0 is not thrown out of the top k, where it could never win back its place)
-and acts within two refutations for a block nobody confirmed.
+The thresholds were chosen on the tune split of ``bench/adaptivity.py`` (a tenth of outcomes
+flipped); docs/ranking.md gives the reasoning and the measurements.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from elfmem.retrieval.confidence import JEFFREYS_PRIOR
 from elfmem.retrieval.state import BlockState
 
-REFUTED_MARGIN = 2.0
-"""Net refutations (β − α, in outcome weights) at which a block counts as refuted."""
-LIFT_MAX = 0.25
+REFUTED_MARGIN = 3.0
+"""Net refutations (β − α, in outcome weights) at which a block counts as refuted at once."""
+REFUTED_AFTER = 5.0
+"""Refuting weight after which any net refutation (β > α) counts as refuted."""
+SHRINK = 1.5
+"""Pseudo-observations of each kind added to the posterior for the evidence factor: one
+mistaken outcome moves a block's score by a tenth, not a quarter."""
+CONFIRMED_MAX = 0.12
+"""Most that confirmations multiply a score by (1 + this): confirmed on one question must not
+crowd the answer to another question out of the top k."""
+LIFT_MAX = 0.10
 """Most that recency, centrality and reinforcement together multiply a score by (1 + this)."""
 SECONDARY = ("recency", "centrality", "reinforcement")
 
@@ -41,7 +50,18 @@ def net_refutations(state: BlockState) -> float:
 
 
 def is_refuted(state: BlockState) -> bool:
-    return net_refutations(state) >= REFUTED_MARGIN
+    """Refuted: ``REFUTED_MARGIN`` more refutations than confirmations, or more refutations
+    than confirmations once ``REFUTED_AFTER`` refutations are in.
+
+    With a tenth of outcomes mistaken, each net refutation makes "misleading" nine times likelier
+    than "right", but a block taken out of the top k gets no more outcomes and cannot win its
+    place back. Three net refutations lose a right block rarely (three mistakes before its
+    first confirmation); the count clause takes out a misleading block whose refutations were
+    offset by mistaken confirmations within five refutations.
+    """
+    net = net_refutations(state)
+    refuting = state.beta - JEFFREYS_PRIOR[1]
+    return net >= REFUTED_MARGIN or (net > 0.0 and refuting >= REFUTED_AFTER)
 
 
 def earns_use(state: BlockState) -> bool:
@@ -50,13 +70,20 @@ def earns_use(state: BlockState) -> bool:
 
 
 def evidence_factor(state: BlockState) -> float:
-    """1.0 for the prior; down to 0.5 as refutations pile up, up to 1.25 as confirmations do.
+    """1.0 for the prior; down towards 0.5 as refutations pile up, up to 1 + CONFIRMED_MAX.
 
-    Asymmetric on purpose: a block confirmed on one question must not crowd the right answer to
-    another question out of the top k, while a refuted block should sink wherever it appears.
+    Downwards the posterior mean is shrunk by ``SHRINK`` pseudo-observations of each kind, so
+    that one refutation, which may be a mistake, costs a tenth of the score, not a quarter (a
+    right block that fell out of the top k on one mistaken 0.0 could never win its place back).
+    Upwards the gain is small and capped: a block confirmed on one question must not crowd the
+    right answer to another question out of the top k, while a refuted block should sink
+    wherever it appears.
     """
-    mean = state.alpha / (state.alpha + state.beta)
-    return 0.5 + mean if mean <= 0.5 else 1.0 + 0.5 * (mean - 0.5)
+    total = state.alpha + state.beta
+    shrunk = (state.alpha + SHRINK) / (total + 2.0 * SHRINK)
+    if shrunk <= 0.5:
+        return 0.5 + shrunk
+    return 1.0 + 2.0 * CONFIRMED_MAX * (state.alpha / total - 0.5)
 
 
 def lift(normalised: Mapping[str, float], weights: Mapping[str, float]) -> float:
@@ -68,15 +95,29 @@ def lift(normalised: Mapping[str, float], weights: Mapping[str, float]) -> float
     return 1.0 + LIFT_MAX * min(1.0, max(0.0, mix))
 
 
-def correction_holds(newer: BlockState, older: BlockState) -> bool:
+def since_revised(older: BlockState, newer: str) -> BlockState:
+    """The evidence that still counts for a block ``newer`` claims to correct.
+
+    Only the outcomes given since the claim: the world may have changed, so the confirmations
+    from before it say nothing about which of the two is right now. Without a time for the claim
+    (a declared ``supersedes``) its confirmations are dropped and its refutations kept.
+    """
+    since = dict(older.since_revision).get(newer)
+    if since is None:
+        return replace(older, alpha=JEFFREYS_PRIOR[0])
+    confirmed, refuted = since
+    return replace(older, alpha=JEFFREYS_PRIOR[0] + confirmed, beta=JEFFREYS_PRIOR[1] + refuted)
+
+
+def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
     """Does a candidate revision still outrank what it revises?
 
-    Yes until outcomes say otherwise: the correction has drawn at least one net refutation and
-    more than the older block has. The older block's confirmations from before the correction
-    do not count against it: the world may have changed since they were given.
+    Yes while the outcomes since the correction leave it at least as well off as the older
+    block (``since_revised``): ties go to the correction. A wrong correction loses at its first
+    net refutation when the block it replaced keeps being confirmed; a right one keeps its
+    place through one mistaken 0.0, because the block it replaced draws refutations too.
     """
-    against = net_refutations(newer)
-    return not (against >= 1.0 and against > net_refutations(older))
+    return net_refutations(newer) <= net_refutations(since_revised(older, newer_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +128,9 @@ class Placement:
     notes: dict[int, str]
     winners: set[int]
     """Indices of the blocks that won a revision pair."""
-    losers: set[int]
-    """Older blocks a holding correction supersedes (not those that beat a refuted one)."""
+    losers: dict[int, BlockState]
+    """Older blocks a holding correction supersedes (not those that beat a refuted one), each
+    with the evidence that still counts for it (``since_revised``)."""
 
 
 def place_revisions(
@@ -110,7 +152,7 @@ def place_revisions(
     for _ in range(len(live) + 1):
         moved = False
         for new, old in live:
-            if correction_holds(states[new], states[old]):
+            if correction_holds(states[new], states[old], ids[new]):
                 winner, loser = new, old
                 notes[old] = f"superseded by [{ids[new]}]"
             else:
@@ -121,11 +163,13 @@ def place_revisions(
                 moved = True
         if not moved:
             break
-    losers: set[int] = set()
+    losers: dict[int, BlockState] = {}
     for new, old in live:
-        if correction_holds(states[new], states[old]):
+        if correction_holds(states[new], states[old], ids[new]):
             winners.add(new)
-            losers.add(old)
+            standing = since_revised(states[old], ids[new])
+            if old not in losers or net_refutations(standing) > net_refutations(losers[old]):
+                losers[old] = standing
         else:
             winners.add(old)
     return Placement(out, notes, winners, losers)

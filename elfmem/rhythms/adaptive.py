@@ -149,6 +149,7 @@ class LedgerView:
         born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
         out: dict[str, BlockState] = {}
         folds = self.stored_many([r.id for r in rows], db)
+        revised = self.folded_many([r.id for r in rows if folds[r.id].revised_by])
         for row, born_h in zip(rows, born, strict=True):
             f = folds[row.id]
             last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
@@ -163,6 +164,9 @@ class LedgerView:
                 degree=f.degree + declared.get(row.id, 0),
                 revises=f.revises,
                 revised_by=f.revised_by,
+                since_revision=tuple(revised[row.id].since_revision.items())
+                if row.id in revised
+                else (),
             )
         return out
 

@@ -199,6 +199,10 @@ class BlockState:
     """Analysis events of any kind: dream's first judgement and every rescore after it."""
     last_analysis: float | None = None
     """Wall-clock time (epoch seconds) of the latest analysis, well-formed or not."""
+    since_revision: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """Per newer block with a live ``revised_by`` edge here: the outcome weight (confirming,
+    refuting) stamped at or after that edge, what outcomes said about this block once the newer
+    one had claimed to correct it."""
 
     @property
     def confidence(self) -> float:
@@ -231,6 +235,7 @@ def fold(lines: Iterable[str]) -> BlockState:
     prior = max(priors, key=_stamp, default=None)
     alpha0 = float(prior["alpha"]) if prior is not None else PRIOR
     beta0 = float(prior["beta"]) if prior is not None else PRIOR
+    edges = _fold_edges(live)
     sessions: dict[str, set[str]] = {}
     for e in live:
         if e["kind"] == "cooccur":
@@ -244,7 +249,7 @@ def fold(lines: Iterable[str]) -> BlockState:
         uses=kinds.count("use"),
         edits=kinds.count("edit"),
         last_use=max(uses, default=None),
-        edges=_fold_edges(live),
+        edges=edges,
         cooccur_sessions={other: frozenset(ids) for other, ids in sorted(sessions.items())},
         events=len(events),
         born="birth" in kinds,
@@ -254,7 +259,41 @@ def fold(lines: Iterable[str]) -> BlockState:
         summary=str(latest.get("summary") or "") if latest is not None else "",
         analyses=len(analyses),
         last_analysis=max((_stamp(e)[0] / 1e6 for e in analyses), default=None),
+        since_revision=_since_revision(live, outcomes, edges),
     )
+
+
+def _since_revision(
+    live: Iterable[Mapping[str, Any]],
+    outcomes: Iterable[Mapping[str, Any]],
+    edges: Mapping[tuple[str, str], float],
+) -> dict[str, tuple[float, float]]:
+    """Per block that revises this one: (α, β) increments of the outcomes stamped at or after
+    its first live ``revised_by`` edge here.
+
+    Minima and sums over distinct events: the same in any order, like the rest of the fold.
+    """
+    alive = {t for (t, relation), w in edges.items() if relation == "revised_by" and w > 0}
+    if not alive:
+        return {}
+    revisions = [e for e in live if e.get("relation") == "revised_by" and e["target"] in alive]
+    cut: dict[str, int] = {}
+    for e in revisions:
+        if e["kind"] == "edge_remove":
+            cut[e["target"]] = max(cut.get(e["target"], 0), ts_micros(e["ts"]) or 0)
+    start: dict[str, int] = {}
+    for e in revisions:
+        micros = ts_micros(e["ts"]) or 0
+        if e["kind"] == "edge" and micros > cut.get(e["target"], -1):
+            start[e["target"]] = min(start.get(e["target"], micros), micros)
+    stamped = [(ts_micros(e["ts"]) or 0, e.get("weight", 1.0), e["signal"]) for e in outcomes]
+    return {
+        newer: (
+            math.fsum(w * s for t, w, s in stamped if t >= since),
+            math.fsum(w * (1.0 - s) for t, w, s in stamped if t >= since),
+        )
+        for newer, since in sorted(start.items())
+    }
 
 
 def _stamp(event: Mapping[str, Any]) -> tuple[int, str]:

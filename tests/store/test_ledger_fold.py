@@ -283,3 +283,33 @@ def test_hostile_lines_never_crash_the_fold() -> None:
     state = fold(HOSTILE)
     assert (state.events, state.malformed) == (3, 2)  # an unknown kind is kept, not folded
     assert state.forgotten and state.outcomes == 1 and state.alpha == 1.5
+
+
+def test_since_revision_counts_only_outcomes_after_each_live_revised_by_edge() -> None:
+    newer = "c0ffee0000000001"
+    before = [line("outcome", ts=T0, signal=1.0), line("outcome", ts=T0, signal=1.0)]
+    edge = line("edge", ts=T1, target=newer, relation="revised_by", weight=1.0)
+    after = [line("outcome", ts=T2, signal=0.0), line("outcome", ts=T2, signal=1.0, weight=2.0)]
+    assert fold(before).since_revision == {}  # nothing claims to correct it
+    state = fold([*after, edge, *before])
+    assert state.since_revision == {newer: (2.0, 1.0)}
+    assert state.alpha == 0.5 + 4.0  # the whole history still folds into the posterior
+    removed = line("edge_remove", ts=T2, target=newer, relation="revised_by")
+    assert fold([*before, edge, *after, removed]).since_revision == {}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.permutations(range(6)))
+def test_since_revision_is_the_same_in_any_line_order(order: list[int]) -> None:
+    lines = [
+        line("outcome", ts=T0, signal=1.0),
+        line("edge", ts=T1, target="c0ffee0000000001", relation="revised_by", weight=1.0),
+        line("edge", ts=T2, target="c0ffee0000000002", relation="revised_by", weight=1.0),
+        line("outcome", ts=T1, signal=0.0),
+        line("outcome", ts=T2, signal=0.25),
+        line("outcome", ts=T0, signal=0.0),
+    ]
+    assert fold([lines[i] for i in order]).since_revision == {
+        "c0ffee0000000001": (0.25, 1.75),
+        "c0ffee0000000002": (0.25, 0.75),
+    }
