@@ -137,6 +137,7 @@ def test_older_schema_is_migrated_keeping_its_rows(tmp_path: Path, cache: Embedd
     for statement in (
         "DROP INDEX blocks_said",
         "ALTER TABLE blocks DROP COLUMN said",
+        "DROP TABLE passages",
         "DROP TABLE edges",
         "DROP TABLE ledger_state",
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
@@ -149,7 +150,7 @@ def test_older_schema_is_migrated_keeping_its_rows(tmp_path: Path, cache: Embedd
         assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.conn.execute("SELECT count(*) FROM edges").fetchone()[0] == 0
         assert len(list_blocks(db)) == 20
-        # v5 added the ``said`` column: the rows are kept and the next sync rebuilds them once
+        # v6 added the ``said`` column: the rows are kept and the next sync rebuilds them once
         assert sync(db, source, None, cache=cache).mode == "full"
         assert sync(db, source, None, cache=cache).mode == "none"
         assert len(list_blocks(db)) == 20

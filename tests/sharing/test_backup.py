@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,23 @@ async def _backup(path: Path, bundle: Path) -> Any:
         return await system.backup(bundle)
     finally:
         await system.close()
+
+
+def test_rescue_says_where_the_index_lives_and_runs_doctor(memory: Path, tmp_path: Path) -> None:
+    """A copied repository needs no rescue: the index moved with the git dir; rescue says so,
+    and its doctor run finds the moved memory healthy (and the index deleted heals)."""
+    moved = tmp_path / "moved"
+    shutil.copytree(memory, moved)
+    (moved / ".git" / "elfmem" / "index.db").unlink()
+
+    async def go() -> Any:
+        system = await MemorySystem.from_config(moved)
+        try:
+            return await system.rescue()
+        finally:
+            await system.close()
+
+    result = arun(go())
+    assert "Nothing to rescue" in result.note and str(moved / ".git") in result.note
+    assert result.doctor.ok, result.doctor.summary
+    assert result.to_dict()["doctor"]["ok"] is True

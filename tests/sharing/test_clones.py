@@ -17,6 +17,7 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.sharing.driver import register
 from tests.conftest import git
+from tests.sharing.clones import folded
 from tests.sharing.helpers import dream, ids_once, init, listed, remember, with_memory
 
 
@@ -29,8 +30,11 @@ def _many(repo: Path, prefix: str, n: int) -> list[str]:
     return with_memory(repo, go)
 
 
-def _work(repo: Path, prefix: str, n: int, shared: list[str], edit_text: str) -> list[str]:
-    """N captures, an edit of the first shared block, a forget of another, and a dream."""
+def _work(
+    repo: Path, prefix: str, n: int, shared: list[str], edit_text: str, signal: float
+) -> list[str]:
+    """N captures, an edit of the first shared block, a forget of another, a dream, and
+    outcomes: ``signal`` for the first shared block and for this clone's first new block."""
 
     async def go(system: MemorySystem) -> list[str]:
         items = [{"content": f"{prefix} fact {i}: host h{i} serves shard {i}"} for i in range(n)]
@@ -39,6 +43,7 @@ def _work(repo: Path, prefix: str, n: int, shared: list[str], edit_text: str) ->
         await system.edit(shared[0], content=edit_text)
         await system.forget(shared[1 if prefix == "alpha" else 2])
         await system.dream(no_llm=True, max_blocks=n + 10)
+        await system.outcome([shared[0], made[0]], signal)
         return made
 
     return with_memory(repo, go)
@@ -59,8 +64,8 @@ def _two_clones(tmp_path: Path, repo: Path, n: int) -> None:
     other = tmp_path / "other"
     git(tmp_path, "clone", "-q", str(bare), str(other))
     register(other)  # what `elfmem hooks install` does for the driver in a fresh clone
-    mine = _work(repo, "alpha", n, shared, "Pool size is 30")
-    yours = _work(other, "beta", n, shared, "Pool size is 40")
+    mine = _work(repo, "alpha", n, shared, "Pool size is 30", 1.0)
+    yours = _work(other, "beta", n, shared, "Pool size is 40", 0.0)
     git(other, "push", "-q")
     git(repo, "pull", "-q", "--no-rebase", "--no-edit")
     seen = listed(repo)  # the next command reconciles
@@ -74,6 +79,19 @@ def _two_clones(tmp_path: Path, repo: Path, n: int) -> None:
     assert set(shared + mine + yours) <= everything == ids_once(other)
     texts = set(seen.values())
     assert {"Pool size is 30", "Pool size is 40"} <= texts  # both edits, as a revision pair
+    # The ledger travels by sync (the notes: plain git carries them only through the hooks):
+    # afterwards both clones fold every event either clone recorded, as one clone would have.
+    for clone in (repo, other, repo):
+        with_memory(clone, lambda s: s.sync("origin"))
+    ids = [shared[0], mine[0], yours[0]]
+    states = folded(repo, ids)
+    assert states == folded(other, ids)
+    alpha_beta = {b: (a, b_) for b, (a, b_, _) in states.items()}
+    assert alpha_beta == {
+        shared[0]: (1.5, 1.5),  # a 1.0 from this clone, a 0.0 from the other
+        mine[0]: (1.5, 0.5),
+        yours[0]: (0.5, 1.5),
+    }
 
 
 def test_two_clones_pull_both_ways_and_converge(tmp_path: Path, repo: Path) -> None:
