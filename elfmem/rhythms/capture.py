@@ -131,13 +131,19 @@ def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
 
 
 def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
-    """Append to the inbox buckets; each file's text is joined once, so a batch stays linear."""
+    """Append to the inbox buckets."""
     plan = Plan(op=op, subject=subject, block_ids=[b.id for b in blocks])
+    return append_blocks(view, plan, [("inbox", block) for block in blocks])
+
+
+def append_blocks(view: MemoryView, plan: Plan, blocks: Iterable[tuple[str, Block]]) -> Plan:
+    """Append each (status, block) to the bucket it belongs in, bounded by count and bytes; each
+    file's text is joined once, so a batch of any size stays linear."""
     added: dict[str, list[Block]] = {}
     texts: dict[str, list[str]] = {}
-    for block in blocks:
+    for status, block in blocks:
         relpath = view.append_target(
-            "inbox", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+            status, block.cls, month_of(block.created), block_bytes(block.content, block.cue)
         )
         if relpath not in added:
             text = view.text(relpath)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import yaml
 
-from elfmem.block.layout import month_of
 from elfmem.block.model import (
     RELATIONS,
     Block,
@@ -28,14 +27,15 @@ from elfmem.block.model import (
     normalise_content,
     now_iso,
 )
-from elfmem.block.render import render_block, validate_block
+from elfmem.block.render import validate_block
 from elfmem.errors import ElfmemError, InvalidInput, NotFound
 from elfmem.index import queries
 from elfmem.index.upstreamdb import UpstreamBlock, UpstreamEdge, UpstreamMemory, read_upstream
 from elfmem.progress import Progress, silent
+from elfmem.rhythms.capture import append_blocks
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
-from elfmem.store import FileEdit, MemoryView, Plan
+from elfmem.store import MemoryView, Plan
 
 STATUSES = {"inbox": "inbox", "active": "active", "archived": "archived"}
 """Upstream status → the folder it lands in; anything else is archived (and says so)."""
@@ -165,18 +165,7 @@ def _plan(view: MemoryView, blocks: Sequence[tuple[str, Block]], source: str) ->
         body=f"From the upstream elfmem database {source}.",
         trailers=[("Elfmem-Import", "upstream")],
     )
-    added: dict[str, list[Block]] = {}
-    texts: dict[str, list[str]] = {}
-    for status, block in blocks:
-        relpath = view.append_target(status, block.cls, month_of(block.created))
-        if relpath not in added:
-            text = view.text(relpath)
-            added[relpath], texts[relpath] = list(view.read(relpath)), [text] if text else []
-        added[relpath].append(block)
-        texts[relpath].append(render_block(block))
-    for relpath, file_blocks in added.items():
-        plan.files[relpath] = FileEdit(tuple(file_blocks), "\n".join(texts[relpath]))
-    return plan
+    return append_blocks(view, plan, blocks)
 
 
 def _events(

@@ -48,6 +48,17 @@ def remember(path: Path, *texts: str) -> list[str]:
     return arun(go())
 
 
+def outcome(root: Path, ids: list[str], signal: float) -> None:
+    async def go() -> None:
+        system = await MemorySystem.from_config(root)
+        try:
+            await system.outcome(ids, signal)
+        finally:
+            await system.close()
+
+    arun(go())
+
+
 def block_ids(path: Path) -> set[str]:
     async def go() -> set[str]:
         system = await MemorySystem.from_config(path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from elfmem.api import MemorySystem
 from tests.conftest import arun, git
-from tests.sharing.clones import bare, block_ids, clone, folded, project, remember, rev
+from tests.sharing.clones import bare, block_ids, clone, folded, outcome, project, remember, rev
 from tests.sharing.helpers import dream
 
 NOTES = "refs/notes/elfmem"
@@ -18,17 +18,6 @@ def _init(root: Path, ref: str | None = None, hooks: bool = True) -> None:
         try:
             if hooks:
                 await system.hooks_install()
-        finally:
-            await system.close()
-
-    arun(go())
-
-
-def _outcome(root: Path, ids: list[str], signal: float) -> None:
-    async def go() -> None:
-        system = await MemorySystem.from_config(root)
-        try:
-            await system.outcome(ids, signal)
         finally:
             await system.close()
 
@@ -61,7 +50,7 @@ def test_pre_push_carries_the_notes_and_a_clone_gets_the_ledger(tmp_path: Path) 
     _init(a)
     ids = remember(a, "Invoices are generated on the first of the month.")
     dream(a)
-    _outcome(a, ids, 1.0)
+    outcome(a, ids, 1.0)
     git(a, "push", "-q", "origin", "main")  # the user's own push; the hook adds the notes
     refs = _remote_refs(remote)
     assert refs[NOTES] == rev(a, NOTES)

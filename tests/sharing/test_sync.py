@@ -16,7 +16,7 @@ from elfmem.errors import RemoteError
 from elfmem.sharing import sync as sync_mod
 from elfmem.store import transport
 from tests.conftest import arun, git
-from tests.sharing.clones import bare, block_ids, clone, folded, project, remember, rev
+from tests.sharing.clones import bare, block_ids, clone, folded, outcome, project, remember, rev
 from tests.sharing.helpers import dream
 
 
@@ -37,17 +37,6 @@ def _sync(root: Path, remote: str | None = None) -> sync_mod.SyncResult:
             await system.close()
 
     return arun(go())
-
-
-def _outcome(root: Path, ids: list[str], signal: float) -> None:
-    async def go() -> None:
-        system = await MemorySystem.from_config(root)
-        try:
-            await system.outcome(ids, signal)
-        finally:
-            await system.close()
-
-    arun(go())
 
 
 def _ref_pair(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -93,7 +82,7 @@ def test_branch_mode_sync_carries_the_notes_only(tmp_path: Path) -> None:
     _init(a)
     ids = remember(a, "Our API is versioned in the URL path.")
     dream(a)  # out of the inbox, so outcomes count
-    _outcome(a, ids, 1.0)
+    outcome(a, ids, 1.0)
     pushed_main = rev(remote, "main")
     result = _sync(a)
     assert result.mode == "branch" and result.pushed == ["refs/notes/elfmem"]
