@@ -7,8 +7,10 @@ Each check says what it found and, when something is wrong, the command that fix
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from elfmem.block.layout import MEMORY_DIR
@@ -92,6 +94,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         ),
         Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
         _guard("hooks", lambda: _hooks(core)),
+        _guard("merge driver", lambda: _merge_driver(core)),
         Check(
             "ledger",
             store.ledger.tip() is not None,
@@ -134,6 +137,22 @@ def _hooks(core: Core) -> Check:
             " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
         )
     return Check("hooks", True, detail)
+
+
+def _merge_driver(core: Core) -> Check:
+    """Whether a plain `git pull` would merge memory files by block id: the driver is set in
+    this clone's config (a clone does not copy it; elfmem sets it at the first command) and
+    the interpreter it names still exists (a deleted virtualenv would leave markers)."""
+    config = core.store.repo.config
+    command = config["merge.elfmem.driver"] if "merge.elfmem.driver" in config else ""
+    fix = "elfmem hooks install (it registers the merge driver with this interpreter)"
+    if not command:
+        return Check("merge driver", True, "not registered here (plain git merges memory as text)")
+    words = shlex.split(command)
+    exe = words[0] if words else ""
+    if exe and "/" in exe and not Path(exe).exists():
+        return Check("merge driver", False, f"registered, but {exe} is gone", fix)
+    return Check("merge driver", True, "registered: plain git merges memory by block id")
 
 
 def _locks(core: Core) -> Check:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elfmem.block.layout import MEMORY_DIR
+from elfmem.rhythms.doctor import Check
 from tests.conftest import git
 from tests.sharing.helpers import (
     dream,
@@ -157,3 +158,19 @@ def test_rebasing_an_edit_onto_a_promotion_ends_once_with_the_edit(repo: Path) -
     [where] = [p for p, ids in files_on_disk(repo).items() if base[0] in ids]
     assert where.startswith("notes/")
     assert "Elfmem-Op: reconcile" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_doctor_says_whether_plain_git_merges_memory_by_block_id(repo: Path) -> None:
+    init(repo)
+
+    def check() -> Check:
+        result = with_memory(repo, lambda s: s.doctor())
+        [found] = [c for c in result.checks if c.name == "merge driver"]
+        return found
+
+    assert check().ok and "registered" in check().detail
+    git(repo, "config", "merge.elfmem.driver", "/gone/venv/bin/python -m elfmem.sharing.driver")
+    gone = check()
+    assert not gone.ok and "/gone/venv/bin/python" in gone.detail and "hooks install" in gone.fix
+    git(repo, "config", "--unset", "merge.elfmem.driver")
+    assert check().ok and "not registered" in check().detail
