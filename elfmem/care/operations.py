@@ -1,0 +1,145 @@
+"""The care half of ``MemorySystem``: the derived index, git hooks, the graph page and health.
+
+A mixin keeps ``api.py`` a readable size; ``MemorySystem`` inherits these, so the CLI, the MCP
+table and the guide see them as its own methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from elfmem.adapters.llm import key_env_for, resolve_check
+from elfmem.progress import Progress
+from elfmem.retrieval.result import FrameResult
+from elfmem.rhythms import doctor as doctor_mod
+from elfmem.rhythms import hooks as hooks_mod
+from elfmem.rhythms import maintenance, secretaudit
+from elfmem.rhythms import recall as recall_mod
+from elfmem.rhythms import visualise as visualise_mod
+from elfmem.rhythms.visualise import VisualiseResult
+from elfmem.sharing import driver as merge_driver
+from elfmem.sharing import plaingit
+
+if TYPE_CHECKING:
+    from elfmem.adapters.llm import LLM
+    from elfmem.rhythms.core import Core
+
+
+class CareOperations:
+    """Keeping a memory healthy: its index, its hooks, its picture and its checks."""
+
+    if TYPE_CHECKING:
+        _core: Core
+
+        @property
+        def llm(self) -> LLM | None: ...
+
+        @property
+        def root(self) -> Path: ...
+
+    # ---- the index ------------------------------------------------------------------------------
+
+    async def index_check(self) -> maintenance.CheckResult:
+        """Parse every memory file; report errors with file:line. Touches nothing."""
+        return maintenance.check(self._core)
+
+    async def index_status(self) -> maintenance.IndexStatus:
+        """Where the derived index stands: counts, the tree it is keyed to, size on disk."""
+        return maintenance.status(self._core)
+
+    async def index_rebuild(
+        self, to: str | Path, progress: Progress | None = None
+    ) -> maintenance.RebuildResult:
+        """Rebuild an index from git at ``to`` (never the live one). Zero LLM calls.
+
+        ``progress(stage, done, total)`` hears each file parsed and each batch embedded.
+        """
+        return maintenance.rebuild_to(self._core, Path(to), progress)
+
+    async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
+        """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
+        return maintenance.parity(self._core, probes)
+
+    async def doctor_frames(self, query: str = "what matters right now") -> list[FrameResult]:
+        """Render every frame; each result lists what it dropped and why."""
+        out = []
+        for name, spec in recall_mod.frames(self._core).items():
+            out.append(recall_mod.frame(self._core, name, None if spec.queryless else query))
+        return out
+
+    # ---- git hooks and the graph page -----------------------------------------------------------
+
+    async def hooks_install(self) -> hooks_mod.HooksReport:
+        """Install elfmem's git hooks where git looks for them, chaining any hook already there;
+        also let plain ``git fetch`` bring the ledger into a remote-tracking notes ref."""
+        merge_driver.register(self.root)
+        report = hooks_mod.install(self.root)
+        plaingit.setup(self._core.store.repo)
+        return report
+
+    async def hooks_uninstall(self) -> hooks_mod.HooksReport:
+        """Remove elfmem's git hooks and put back the hooks they chained, byte for byte."""
+        return hooks_mod.uninstall(self.root)
+
+    async def hooks_status(self) -> hooks_mod.HooksReport:
+        """Each git hook: ours, chained (ours, running an earlier hook first), foreign or
+        missing."""
+        return hooks_mod.status(self.root)
+
+    async def check_staged(self, paths: Sequence[str] = ()) -> hooks_mod.StagedCheck:
+        """Validate memory files as git's index holds them (``paths``, or those staged)."""
+        return hooks_mod.check_staged(self.root, paths)
+
+    async def hook_reindex(self) -> hooks_mod.ReindexResult:
+        """Bring the index to the checked-out memory (after checkout, merge, rebase/amend)."""
+        return hooks_mod.reindex(self._core)
+
+    async def flush_ledger(self) -> hooks_mod.FlushResult:
+        """Write spooled ledger events to refs/notes/elfmem now (before a push)."""
+        return hooks_mod.flush(self._core)
+
+    async def visualise(
+        self, out: str | Path | None = None, include_archived: bool = False, max_nodes: int = 100
+    ) -> VisualiseResult:
+        """Write the memory graph as one self-contained HTML page (default
+        <gitdir>/elfmem/graph.html)."""
+        return visualise_mod.visualise(
+            self._core, Path(out) if out is not None else None, include_archived, max_nodes
+        )
+
+    # ---- health -------------------------------------------------------------------------------
+
+    async def doctor(self, resolve: bool = False) -> doctor_mod.DoctorResult:
+        """Paths, config, git state, hooks, ledger, loose objects, index, embedder, keys; each
+        problem with its fix.
+
+        ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
+        """
+        llm_cfg = self._core.config.llm
+        key_env = key_env_for(llm_cfg)
+        probe = None
+        if resolve and llm_cfg.model:
+
+            def probe() -> str:
+                llm = self.llm
+                return resolve_check(llm) if llm is not None else ""
+
+        return doctor_mod.doctor(self._core, probe, key_env)
+
+    async def doctor_secrets(self) -> secretaudit.SecretAudit:
+        """Credentials already in the memory's history and the notes, with how to purge them;
+        reads only, never rewrites history."""
+        return secretaudit.audit(self._core)
+
+    async def migrate_embeddings(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Re-embed every block with the configured model. An endpoint model needs this after a
+        change; a local one (the embedded model, a model2vec folder) re-embeds by itself at the
+        next read. ``progress(stage, done, total)`` hears each batch embedded."""
+        report = maintenance.migrate_embeddings(self._core, progress)
+        return {
+            "embedded": report.embedded,
+            "model": self._core.embedder.identity,
+            "summary": f"Re-embedded {report.embedded} texts with {self._core.embedder.identity}.",
+        }
