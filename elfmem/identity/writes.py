@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from elfmem.block.layout import block_bytes, month_of
 from elfmem.block.model import Block
 from elfmem.block.render import validate_block
-from elfmem.rhythms.capture import locate
+from elfmem.rhythms.capture import append_blocks, locate
 from elfmem.rhythms.core import Core
 from elfmem.store import FileEdit, MemoryView, Plan, WriteResult
 
@@ -34,14 +33,7 @@ def add_active(
     def build(view: MemoryView) -> Plan:
         ids = [b.id for b in blocks] + [b for b in block_ids if b not in {x.id for x in blocks}]
         plan = Plan(op=op, subject=subject, block_ids=ids, trailers=list(trailers))
-        for block in blocks:
-            relpath = view.append_target(
-                "active", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
-            )
-            edit = plan.files.get(relpath)
-            before = edit.blocks if edit else view.read(relpath)
-            plan.files[relpath] = FileEdit((*before, block))
-        return plan
+        return append_blocks(view, plan, [("active", block) for block in blocks])
 
     result = core.store.write(build, core.after_write)
     assert result is not None  # the plan always adds a block

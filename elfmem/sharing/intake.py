@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from elfmem.block.layout import month_of
 from elfmem.block.model import Block
 from elfmem.block.render import validate_block
 from elfmem.index import queries
+from elfmem.rhythms.capture import append_blocks
 from elfmem.rhythms.core import Core
-from elfmem.store import FileEdit, MemoryView, Plan
+from elfmem.store import MemoryView, Plan
 
 EventsFor = Callable[[Block, str], list[str]]
 """(block, commit id) → the ledger lines to record for it."""
@@ -58,13 +58,7 @@ def commit_incoming(
         plan = Plan(
             op=op, subject=subject, block_ids=[i.block.id for i in fresh], trailers=list(trailers)
         )
-        for item in fresh:
-            block = item.block
-            relpath = view.append_target(item.status, block.cls, month_of(block.created))
-            edit = plan.files.get(relpath)
-            before = edit.blocks if edit else view.read(relpath)
-            plan.files[relpath] = FileEdit((*before, block))
-        return plan
+        return append_blocks(view, plan, [(item.status, item.block) for item in fresh])
 
     result = core.store.write(build, core.after_write)
     assert result is not None  # the plan always adds a block

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from elfmem.block.layout import DIR_STATUS, MEMORY_DIR, month_of, parse_bucket_path
+from elfmem.block.layout import DIR_STATUS, MEMORY_DIR, block_bytes, month_of, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.block.render import render_block
 from elfmem.config import CONFIG_PATH
@@ -147,7 +147,8 @@ def _upstream_plan(view: MemoryView, present: set[str]) -> tuple[Plan, list[dict
             if block.id in present:
                 continue
             present.add(block.id)
-            target = view.append_target(status, block.cls, month_of(block.created))
+            size = block_bytes(block.content, block.cue)
+            target = view.append_target(status, block.cls, month_of(block.created), size)
             moved.setdefault(target, list(view.read(target))).append(block)
             plan.block_ids.append(block.id)
     for target, kept in sorted(moved.items()):

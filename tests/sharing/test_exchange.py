@@ -210,3 +210,34 @@ def test_mcp_export_and_import_bundle(two: tuple[Path, Path], tmp_path: Path) ->
             assert len(done["imported"]) == 1
 
     arun(scenario())
+
+
+def test_an_import_of_long_blocks_keeps_buckets_within_their_byte_bound(
+    two: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Imports append through the same bounded path as capture: never one huge bucket."""
+    from elfmem.block.layout import BUCKET_BYTES
+
+    a, _ = two
+    paragraph = "Chapter notes on the harbour survey, tides and moorings. " * 160  # ~9 KB
+
+    async def fill() -> None:
+        system = await MemorySystem.from_config(a)
+        try:
+            await system.remember_many(
+                [{"content": f"Survey part {i}. {paragraph}"} for i in range(40)]
+            )
+        finally:
+            await system.close()
+
+    arun(fill())
+    path = tmp_path / "long.jsonl"
+    call(a, "export", "all", path)
+    fresh = _memory(tmp_path / "ada2", "Ada")
+    (fresh / ".elfmem/peers.json").write_bytes((a / ".elfmem/peers.json").read_bytes())
+    git(fresh, "add", ".elfmem/peers.json")
+    git(fresh, "commit", "-qm", "same identity")
+    call(fresh, "import_bundle", path, self_merge=True)
+    files = list((fresh / ".elfmem" / "memory").rglob("*.md"))
+    assert sum(1 for p in files if "Survey part" in p.read_text()) >= 2
+    assert max(p.stat().st_size for p in files) <= BUCKET_BYTES + 10_000
