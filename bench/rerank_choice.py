@@ -222,8 +222,9 @@ def per_category(rows: dict[str, list[dict[str, Any]]]) -> None:
 
 
 async def locomo_candidates(
-    data: list[dict[str, Any]], mode: str, scorer: BlockScorer, keep: Path | None
+    data: list[dict[str, Any]], mode: str, keep: Path | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each scored question's top ``max(NS)`` blocks from the product, and the BM25 rows."""
     cands, bm25_rows = [], []
     for conv in data:
         ts = locomo.turns(conv)
@@ -422,7 +423,7 @@ async def main() -> None:
         for mode in modes:
             t0 = time.perf_counter()
             if part == "locomo":
-                cands, bm25 = await locomo_candidates(data, mode, scorer, args.keep)
+                cands, bm25 = await locomo_candidates(data, mode, args.keep)
             else:
                 cands, bm25 = await longdoc_candidates(data, mode)
             for c in cands:
