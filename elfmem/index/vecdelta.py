@@ -27,6 +27,7 @@ from elfmem.index.vectorfile import (
     VectorTable,
     append_vector_file,
     read_any,
+    read_header,
     write_vector_file,
 )
 
@@ -174,7 +175,7 @@ def next_tables(db: IndexDB, held: Held | None, paths: tuple[Path, Path] | None)
     when neither can be patched (the caller reloads every row)."""
     with db.reading() as conn:
         key = _key(conn)
-        stored = _stored(paths)
+        stored = _stored(paths, key, held)
         if stored is not None and stored[0] == key:
             return stored
         bases = [b for b in (held, stored) if b is not None and _behind(b[0], key)]
@@ -211,9 +212,19 @@ def _behind(have: tuple[str, str], want: tuple[str, str]) -> bool:
         return False
 
 
-def _stored(paths: tuple[Path, Path] | None) -> Held | None:
+def _stored(
+    paths: tuple[Path, Path] | None, key: tuple[str, str], held: Held | None
+) -> Held | None:
+    """The mapped files' tables when they are at ``key`` or ahead of ``held`` (read only then)."""
     if paths is None:
         return None
+    heads = read_header(paths[0]), read_header(paths[1])
+    if heads[0] is None or heads[1] is None or heads[0].key != heads[1].key:
+        return None
+    if heads[0].key != key and (
+        not _behind(heads[0].key, key) or (held is not None and _behind(heads[0].key, held[0]))
+    ):
+        return None  # behind what this process holds already, or from another index
     blocks, passages = read_any(paths[0]), read_any(paths[1])
     if blocks is None or passages is None or blocks[0] != passages[0]:
         return None

@@ -71,25 +71,56 @@ def read_vector_file(path: Path, key: tuple[str, str]) -> VectorTable | None:
     return found[1] if found is not None and found[0] == key else None
 
 
-def read_any(path: Path) -> tuple[tuple[str, str], VectorTable] | None:
-    """The stored table and the key it describes, whatever the key; None if absent or damaged."""
+@dataclass(frozen=True, slots=True)
+class RowsHeader:
+    """What the rows file says about itself: the key, the slot file, how many slots."""
+
+    key: tuple[str, str]
+    file: str
+    slots: int
+    dims: int
+
+
+def read_header(path: Path) -> RowsHeader | None:
+    """The rows file's header alone (a few hundred bytes); None if absent or damaged."""
     try:
         with open(rows_path(path), "rb") as handle:
-            if handle.readline() != ROWS_MAGIC:
+            return _rows_header(handle)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _rows_header(handle: BinaryIO) -> RowsHeader | None:
+    if handle.readline() != ROWS_MAGIC:
+        return None
+    head = json.loads(handle.readline())
+    key = (str(head["uuid"]), str(head["generation"]))
+    return RowsHeader(key, str(head["file"]), int(head["slots"]), int(head["dims"]))
+
+
+def read_any(path: Path) -> tuple[tuple[str, str], VectorTable] | None:
+    """The stored table and the key it describes, whatever the key; None if absent or damaged.
+
+    Ids are one newline-joined text and statuses one byte each (an index into a list of
+    names), so reading 100k slots is two C-level splits, not a Python loop."""
+    try:
+        with open(rows_path(path), "rb") as handle:
+            header = _rows_header(handle)
+            if header is None:
                 return None
-            header = json.loads(handle.readline())
-            names = handle.read(int(header["names_bytes"])).decode("utf-8")
-        key = (str(header["uuid"]), str(header["generation"]))
-        slots, dims, file = int(header["slots"]), int(header["dims"]), str(header["file"])
-        pairs = [line.split("\t") for line in names.split("\n")] if slots else []
-        if len(pairs) != slots or any(len(p) != 2 for p in pairs):
+            names = json.loads(handle.readline())
+            text = handle.read(int(names["ids_bytes"])).decode("utf-8")
+            codes = np.frombuffer(handle.read(header.slots), dtype=np.uint8)
+        ids = text.split("\n") if header.slots else []
+        if len(ids) != header.slots or len(codes) != header.slots:
             return None
-        matrix = _map(path, file, slots, dims)
-    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        statuses = np.asarray(names["statuses"], dtype=object)[codes].tolist() if len(ids) else []
+        matrix = _map(path, header.file, header.slots, header.dims)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError):
         return None
     if matrix is None:
         return None
-    return key, VectorTable([p[0] for p in pairs], [p[1] for p in pairs], matrix, file)
+    return header.key, VectorTable(ids, statuses, matrix, header.file)
 
 
 def _map(path: Path, file: str, slots: int, dims: int) -> npt.NDArray[np.float32] | None:
@@ -155,21 +186,22 @@ def append_vector_file(
         return None
     try:
         with _locked(path):
-            found = read_any(path)
-            if found is not None and found[0] == key:
-                return found[1]  # another process recorded this generation already
-            if found is None or found[0] != old or found[1].file != base.file:
+            found = read_header(path)
+            if found is not None and found.key == key:
+                return read_vector_file(path, key)  # another process recorded it already
+            if found is None or found.key != old or found.file != base.file:
                 return None
-            if len(found[1].ids) != len(base.ids):
+            if found.slots != len(base.ids) or found.dims != dims:
                 return None
             with open(path, "r+b") as handle:
                 handle.seek(HEADER_BYTES + len(base.ids) * dims * 4)
                 handle.write(np.ascontiguousarray(rows, dtype="<f4").tobytes())
                 handle.truncate()  # a torn append of a killed writer, past the valid slots
             _write_rows(path, key, base.file, dims, ids, statuses)
-    except OSError:
+            matrix = _map(path, base.file, len(ids), dims)
+    except (OSError, ValueError):
         return None
-    return read_vector_file(path, key)
+    return None if matrix is None else VectorTable(ids, statuses, matrix, base.file)
 
 
 @contextmanager
@@ -197,10 +229,19 @@ def _write_slots(
 def _write_rows(
     path: Path, key: tuple[str, str], file: str, dims: int, ids: list[str], statuses: list[str]
 ) -> None:
-    encoded = "\n".join(f"{i}\t{s}" for i, s in zip(ids, statuses, strict=True)).encode("utf-8")
-    header = {"uuid": key[0], "generation": key[1], "file": file, "slots": len(ids)}
-    header |= {"dims": dims, "names_bytes": len(encoded)}
-    body = ROWS_MAGIC + (json.dumps(header) + "\n").encode() + encoded
+    encoded = "\n".join(ids).encode("utf-8")
+    names = sorted(set(statuses))
+    code = {name: i for i, name in enumerate(names)}
+    header = {"uuid": key[0], "generation": key[1], "file": file, "slots": len(ids), "dims": dims}
+    body = b"".join(
+        [
+            ROWS_MAGIC,
+            (json.dumps(header) + "\n").encode(),
+            (json.dumps({"ids_bytes": len(encoded), "statuses": names}) + "\n").encode(),
+            encoded,
+            bytes(code[s] for s in statuses),
+        ]
+    )
     _atomic(rows_path(path), lambda handle: handle.write(body))
 
 

@@ -194,6 +194,20 @@ def test_changed_anchors_follow_the_tree_diff(repo: pygit2.Repository) -> None:
     assert ledger.changed_anchors(moved, None) == {anchor, *others}
 
 
+def test_many_anchors_in_shared_fanout_trees_read_and_append_like_one_at_a_time(
+    repo: pygit2.Repository,
+) -> None:
+    ledger = NotesLedger(repo, author=SIG, committer=SIG)
+    anchors = [anchor_for_block(f"{n:016x}") for n in range(600)]  # ~2 per fanout subtree
+    ledger.append({a: [f"first {a[:6]}"] for a in anchors[::2]}, "half")
+    ledger.append({a: [f"second {a[:6]}"] for a in anchors}, "all")
+    every = ledger.read_many(anchors)
+    assert every == {a: t for a in anchors if (t := ledger.read(a)) is not None}
+    assert all(every[a] == f"first {a[:6]}\nsecond {a[:6]}\n" for a in anchors[::2])
+    assert all(every[a] == f"second {a[:6]}\n" for a in anchors[1::2])
+    assert ledger.read_many([anchor_for_block("ffffffffffffffff")]) == {}
+
+
 class InterleavingRepository(pygit2.Repository):
     """Runs ``interloper`` once, just before this handle creates its next commit."""
 
