@@ -149,6 +149,9 @@ class NotesLedger:
         self.ref = ref
         self._author = author
         self._committer = committer
+        self._made: tuple[str | None, str, frozenset[str]] | None = None
+        """(parent, commit, anchors it changed) of this handle's latest append: the diff a
+        reader asks for right after a write, known without walking the trees."""
 
     def _reference(self) -> pygit2.Reference | None:
         ref = self.repo.references.get(self.ref)
@@ -212,6 +215,8 @@ class NotesLedger:
     def changed_anchors(self, old_tip: str | None, new_tip: str | None) -> set[str]:
         """Anchors whose notes differ between the two commits: libgit2's tree diff, which
         skips unchanged subtrees by oid and walks the rest in C."""
+        if self._made is not None and (old_tip, new_tip) == self._made[:2]:
+            return set(self._made[2])
         old, new = self._tree(old_tip), self._tree(new_tip)
         if old is None and new is None:
             return set()
@@ -281,11 +286,13 @@ class NotesLedger:
         changes: dict[_Path, pygit2.Oid | None] = {}
         batch = ObjectBatch(self.repo)
         seen: dict[_Path, pygit2.Tree | None] = {}
+        written: set[str] = set()
         for anchor, lines in lines_by_anchor.items():
             existing, paths = self._text(tree, anchor, seen)
             merged = union_note(existing, lines)
             if merged is None:
                 continue
+            written.add(anchor)
             target = (anchor[:2], anchor[2:])
             changes.update({path: None for path in paths if path != target})
             changes[target] = batch.blob(merged.encode("utf-8", "surrogateescape"))
@@ -311,6 +318,7 @@ class NotesLedger:
         finally:
             intent.drop()
         faults.point("notes.ref")
+        self._made = (old_tip, str(commit), frozenset(written))
         return str(commit)
 
     def _stale_lock(self) -> bool:
