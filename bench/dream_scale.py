@@ -36,6 +36,7 @@ from recall_bench import WORDS, sentence  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.index import vector_store  # noqa: E402
+from elfmem.index.vectorfile import FREE  # noqa: E402
 
 K = 11  # what dream asks for: 2 × edge_degree_cap + 1
 
@@ -60,7 +61,8 @@ def neighbour_recall(system: MemorySystem, samples: int = 1000) -> dict[str, obj
     from elfmem.index.nearest import NeighbourIndex, exact_top_k
 
     table = vector_store(system._core.db())
-    matrix = np.asarray(table.matrix, dtype=np.float32)
+    live = np.asarray(table.statuses) != FREE  # a patched snapshot keeps free slots
+    matrix = np.asarray(table.matrix, dtype=np.float32)[live]
     rng = np.random.default_rng(7)
     rows = rng.choice(len(matrix), size=min(samples, len(matrix)), replace=False)
     queries = matrix[rows]
