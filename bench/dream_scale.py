@@ -9,7 +9,9 @@ search was exact).
     python bench/dream_scale.py [--sizes 10000,100000] [--profile FILE] [--keep DIR]
 
 ``--keep DIR`` leaves each memory in DIR/dream-N; ``--search-only DIR/dream-N`` measures the
-search columns alone on such a memory. ``--profile FILE`` writes a cProfile of the big
+search columns alone on such a memory, and ``--small-only DIR/dream-N`` only the dream of 100 new
+blocks into it (in a process that just opened it and read it once, as an agent's would; with
+``--profile FILE`` it writes FILE.small). ``--profile FILE`` writes a cProfile of the big
 dream of the last size (and FILE.small of the dream of 100). The blocks are
 ``bench/recall_bench.py``'s synthetic notes.
 """
@@ -34,6 +36,7 @@ from recall_bench import WORDS, sentence  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.index import vector_store  # noqa: E402
+from elfmem.index.vectorfile import FREE  # noqa: E402
 
 K = 11  # what dream asks for: 2 × edge_degree_cap + 1
 
@@ -58,7 +61,8 @@ def neighbour_recall(system: MemorySystem, samples: int = 1000) -> dict[str, obj
     from elfmem.index.nearest import NeighbourIndex, exact_top_k
 
     table = vector_store(system._core.db())
-    matrix = np.asarray(table.matrix, dtype=np.float32)
+    live = np.asarray(table.statuses) != FREE  # a patched snapshot keeps free slots
+    matrix = np.asarray(table.matrix, dtype=np.float32)[live]
     rng = np.random.default_rng(7)
     rows = rng.choice(len(matrix), size=min(samples, len(matrix)), replace=False)
     queries = matrix[rows]
@@ -134,13 +138,39 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
     }
 
 
+async def small_only(memory: Path, profile: Path | None) -> None:
+    """A dream of 100 new blocks into a kept memory, after one recall warmed the process."""
+    system = await MemorySystem.from_config(memory)
+    await system.recall("postgres redis cache")
+    size = (await system.status()).active
+    await import_blocks(system, size + 10_000_000, 100, random.Random(size))
+    prof = cProfile.Profile() if profile is not None else None
+    t0, c0 = time.perf_counter(), time.process_time()
+    if prof is not None:
+        prof.enable()
+    small = await system.dream()
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(f"{profile}.small")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    await system.close()
+    print(
+        f"+100 into {size:,} active: {wall:.2f} s wall, {cpu:.2f} s CPU; promoted "
+        f"{len(small.promoted)}, look-alikes {len(small.lookalikes)}, edges {small.edges_added}"
+    )
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--keep", type=Path, default=None)
     ap.add_argument("--profile", type=Path, default=None)
     ap.add_argument("--search-only", type=Path, default=None, metavar="MEMORY")
+    ap.add_argument("--small-only", type=Path, default=None, metavar="MEMORY")
     args = ap.parse_args()
+    if args.small_only is not None:
+        await small_only(args.small_only, args.profile)
+        return
     if args.search_only is not None:  # the search columns alone, on a memory kept earlier
         system = await MemorySystem.from_config(args.search_only)
         print(neighbour_recall(system))

@@ -294,7 +294,9 @@ def _companions(path: Path) -> list[Path]:
         path.name + "-wal",
         path.name + "-shm",
         path.stem + ".vectors",
+        path.stem + ".vectors.rows",
         path.stem + ".passages",
+        path.stem + ".passages.rows",
     )
     return [path.with_name(name) for name in names]
 

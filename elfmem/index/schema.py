@@ -109,6 +109,16 @@ _V6 = (
     "CREATE INDEX blocks_said ON blocks (said) WHERE said != ''",
 )
 
+_V7 = (
+    # Block ids whose vector rows each generation changed (index/vecdelta.py), so a process
+    # holding an older vector matrix reads just those rows. It starts empty: the floor is the
+    # current generation, and anything older reloads every row once.
+    "CREATE TABLE vector_log (generation INTEGER NOT NULL, block_id TEXT NOT NULL)",
+    "CREATE INDEX vector_log_generation ON vector_log (generation)",
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'vector_log_floor',"
+    " COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
@@ -116,6 +126,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, _V4),
     Migration(5, _V5),
     Migration(6, _V6, reindex=True),
+    Migration(7, _V7),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -25,6 +25,7 @@ from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
 from elfmem.index.embedding import VectorPlan, check_model, plan_vectors, write_plan
 from elfmem.index.source import MemorySource
+from elfmem.index.vecdelta import log_changes
 from elfmem.progress import Progress, silent
 
 ATTEMPTS = 4
@@ -324,4 +325,18 @@ def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> str
     if diff.touches_blocks or vectors_changed:
         db.bump_generation()
     row = db.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    if diff.touches_blocks or vectors_changed:
+        log_changes(db.conn, int(row[0]), _changed_ids(diff, vectors))
     return str(row[0]) if row is not None else ""
+
+
+def _changed_ids(diff: BlockDiff, vectors: VectorPlan) -> set[str] | None:
+    """Blocks whose vector rows (vector, passages, status, presence) this write may change;
+    None for a rebuild or a reset of every vector."""
+    if diff.full or vectors.reset or vectors.passages.reshape:
+        return None
+    ids = {*diff.delete, *diff.inserted, *diff.removed, *vectors.stale}
+    ids.update(block_id for block_id, _ in vectors.rows)
+    ids.update(row[0] for row in vectors.passages.rows)
+    ids.update(vectors.passages.dropped)
+    return ids

@@ -63,18 +63,34 @@ def require_anchor(anchor: str) -> None:
         )
 
 
-def _locate(tree: pygit2.Tree, rest: str, path: _Path = ()) -> list[tuple[_Path, pygit2.Oid]]:
-    """Every place a note for ``rest`` sits, whatever fanout wrote it (flat, 2/38, 2/2/36, ...)."""
+def _locate(
+    tree: pygit2.Tree,
+    rest: str,
+    path: _Path = (),
+    seen: dict[_Path, pygit2.Tree | None] | None = None,
+) -> list[tuple[_Path, pygit2.Oid]]:
+    """Every place a note for ``rest`` sits, whatever fanout wrote it (flat, 2/38, 2/2/36, ...).
+
+    ``seen`` keeps the subtrees already loaded for other anchors of the same call: libgit2 does
+    not cache a tree this large, so each lookup would inflate and parse its fanout tree again
+    (1,578 notes at 100k blocks took a second)."""
     found: list[tuple[_Path, pygit2.Oid]] = []
     if rest in tree:
         entry = tree[rest]
         if entry.filemode != FileMode.TREE:
             found.append((path + (rest,), entry.id))
     head = rest[:2]
-    if len(rest) > 2 and head in tree:
-        sub = tree[head]
-        if isinstance(sub, pygit2.Tree):
-            found.extend(_locate(sub, rest[2:], path + (head,)))
+    if len(rest) > 2:
+        where = path + (head,)
+        if seen is not None and where in seen:
+            sub = seen[where]
+        else:
+            node = tree[head] if head in tree else None
+            sub = node if isinstance(node, pygit2.Tree) else None
+            if seen is not None:
+                seen[where] = sub
+        if sub is not None:
+            found.extend(_locate(sub, rest[2:], where, seen))
     return found
 
 
@@ -91,27 +107,13 @@ def _walk(tree: pygit2.Tree, prefix: str = "") -> Iterator[tuple[str, pygit2.Oid
             yield full, entry.id
 
 
-def _entries(tree: pygit2.Tree | None) -> dict[str, pygit2.Object]:
-    return {} if tree is None else {entry.name or "": entry for entry in tree}
-
-
-def _diff(old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str, out: set[str]) -> None:
-    """Anchors whose notes differ; unchanged subtrees are skipped by oid."""
-    before, after = _entries(old), _entries(new)
-    for name in before.keys() | after.keys():
-        a, b = before.get(name), after.get(name)
-        if a is not None and b is not None and a.id == b.id:
-            continue
-        full = prefix + name
-        if not _is_hex(name) or len(full) > 40:
-            continue
-        sub_a = a if isinstance(a, pygit2.Tree) else None
-        sub_b = b if isinstance(b, pygit2.Tree) else None
-        if (sub_a is not None or sub_b is not None) and len(name) == 2:
-            _diff(sub_a, sub_b, full, out)
-        blob_a, blob_b = a is not None and sub_a is None, b is not None and sub_b is None
-        if len(full) == 40 and (blob_a or blob_b):
-            out.add(full)
+def _anchor_of(path: str) -> str | None:
+    """The anchor a notes-tree path names (``ab/cdef…`` or any fanout), None for other files."""
+    parts = path.split("/")
+    if any(len(p) != 2 or not _is_hex(p) for p in parts[:-1]) or not _is_hex(parts[-1]):
+        return None
+    anchor = "".join(parts)
+    return anchor if len(anchor) == 40 else None
 
 
 def union_note(existing: str, lines: Sequence[str]) -> str | None:
@@ -147,6 +149,9 @@ class NotesLedger:
         self.ref = ref
         self._author = author
         self._committer = committer
+        self._made: tuple[str | None, str, frozenset[str]] | None = None
+        """(parent, commit, anchors it changed) of this handle's latest append: the diff a
+        reader asks for right after a write, known without walking the trees."""
 
     def _reference(self) -> pygit2.Reference | None:
         ref = self.repo.references.get(self.ref)
@@ -169,8 +174,13 @@ class NotesLedger:
     def _tree(self, tip: str | None) -> pygit2.Tree | None:
         return None if tip is None else self.repo[tip].peel(pygit2.Tree)
 
-    def _text(self, tree: pygit2.Tree | None, anchor: str) -> tuple[str, list[_Path]]:
-        found = [] if tree is None else _locate(tree, anchor)
+    def _text(
+        self,
+        tree: pygit2.Tree | None,
+        anchor: str,
+        seen: dict[_Path, pygit2.Tree | None] | None = None,
+    ) -> tuple[str, list[_Path]]:
+        found = [] if tree is None else _locate(tree, anchor, (), seen)
         return "".join(self._blob_text(oid) for _, oid in found), [path for path, _ in found]
 
     def _blob_text(self, oid: pygit2.Oid) -> str:
@@ -187,8 +197,9 @@ class NotesLedger:
         """Anchor → note text for those that have one, resolving the notes tree once."""
         tree = self._tree(tip if tip is not None else self.tip())
         out: dict[str, str] = {}
+        seen: dict[_Path, pygit2.Tree | None] = {}
         for anchor in anchors:
-            text, paths = self._text(tree, anchor)
+            text, paths = self._text(tree, anchor, seen)
             if paths:
                 out[anchor] = text
         return out
@@ -202,8 +213,24 @@ class NotesLedger:
         return notes
 
     def changed_anchors(self, old_tip: str | None, new_tip: str | None) -> set[str]:
+        """Anchors whose notes differ between the two commits: libgit2's tree diff, which
+        skips unchanged subtrees by oid and walks the rest in C."""
+        if self._made is not None and (old_tip, new_tip) == self._made[:2]:
+            return set(self._made[2])
+        old, new = self._tree(old_tip), self._tree(new_tip)
+        if old is None and new is None:
+            return set()
+        if old is None:
+            assert new is not None
+            diff = new.diff_to_tree(swap=True)
+        else:
+            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
         changed: set[str] = set()
-        _diff(self._tree(old_tip), self._tree(new_tip), "", changed)
+        for delta in diff.deltas:
+            for path in (delta.old_file.path, delta.new_file.path):
+                anchor = _anchor_of(path)
+                if anchor is not None:
+                    changed.add(anchor)
         return changed
 
     def append_blocks(
@@ -258,11 +285,14 @@ class NotesLedger:
         tree = self._tree(old_tip)
         changes: dict[_Path, pygit2.Oid | None] = {}
         batch = ObjectBatch(self.repo)
+        seen: dict[_Path, pygit2.Tree | None] = {}
+        written: set[str] = set()
         for anchor, lines in lines_by_anchor.items():
-            existing, paths = self._text(tree, anchor)
+            existing, paths = self._text(tree, anchor, seen)
             merged = union_note(existing, lines)
             if merged is None:
                 continue
+            written.add(anchor)
             target = (anchor[:2], anchor[2:])
             changes.update({path: None for path in paths if path != target})
             changes[target] = batch.blob(merged.encode("utf-8", "surrogateescape"))
@@ -288,6 +318,7 @@ class NotesLedger:
         finally:
             intent.drop()
         faults.point("notes.ref")
+        self._made = (old_tip, str(commit), frozenset(written))
         return str(commit)
 
     def _stale_lock(self) -> bool:

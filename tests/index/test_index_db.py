@@ -140,6 +140,7 @@ def test_older_schema_is_migrated_keeping_its_rows(tmp_path: Path, cache: Embedd
         "DROP TABLE passages",
         "DROP TABLE edges",
         "DROP TABLE ledger_state",
+        "DROP TABLE vector_log",
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
         "PRAGMA user_version = 1",
     ):

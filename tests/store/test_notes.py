@@ -194,6 +194,36 @@ def test_changed_anchors_follow_the_tree_diff(repo: pygit2.Repository) -> None:
     assert ledger.changed_anchors(moved, None) == {anchor, *others}
 
 
+def test_many_anchors_in_shared_fanout_trees_read_and_append_like_one_at_a_time(
+    repo: pygit2.Repository,
+) -> None:
+    ledger = NotesLedger(repo, author=SIG, committer=SIG)
+    anchors = [anchor_for_block(f"{n:016x}") for n in range(600)]  # ~2 per fanout subtree
+    ledger.append({a: [f"first {a[:6]}"] for a in anchors[::2]}, "half")
+    ledger.append({a: [f"second {a[:6]}"] for a in anchors}, "all")
+    every = ledger.read_many(anchors)
+    assert every == {a: t for a in anchors if (t := ledger.read(a)) is not None}
+    assert all(every[a] == f"first {a[:6]}\nsecond {a[:6]}\n" for a in anchors[::2])
+    assert all(every[a] == f"second {a[:6]}\n" for a in anchors[1::2])
+    assert ledger.read_many([anchor_for_block("ffffffffffffffff")]) == {}
+
+
+def test_the_diff_of_an_own_append_is_known_and_equals_the_tree_diff(
+    repo: pygit2.Repository,
+) -> None:
+    anchor = anchor_for_block(BLOCK)
+    git(workdir(repo), "notes", "--ref=elfmem", "add", "-m", "flat", anchor)  # moved on append
+    writer = NotesLedger(repo, author=SIG, committer=SIG)
+    before = writer.tip()
+    others = [anchor_for_block(f"{n:016x}") for n in range(40)]
+    after = writer.append({a: ["x"] for a in [anchor, *others]}, "many")
+    again = writer.append({a: ["x"] for a in others[:5]}, "nothing new")
+    assert again is None
+    reader = NotesLedger(repo)  # knows nothing of the appends: walks the trees
+    assert writer.changed_anchors(before, after) == reader.changed_anchors(before, after)
+    assert writer.changed_anchors(before, after) == {anchor, *others}
+
+
 class InterleavingRepository(pygit2.Repository):
     """Runs ``interloper`` once, just before this handle creates its next commit."""
 
