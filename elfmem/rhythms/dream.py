@@ -73,9 +73,11 @@ def _apply_judgement(
     """One LLM call: tags join the block's; a revision of an older look-alike supersedes it.
 
     None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
-    recorded as a duplicate of that block.
+    recorded as a duplicate of that block. The judge is offered the neighbours down to the
+    revision cut: a paraphrase ("may go out" for "are allowed") sits below a one-word change, and
+    the judge, not the cosine, decides what it is.
     """
-    cut = decision.cuts.lookalike
+    cut = decision.cuts.revision
     offered = [(o.id, o.content) for o, c in near if c >= cut and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict
