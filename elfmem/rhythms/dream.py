@@ -4,7 +4,8 @@ Duplicates must never cost a fact. A block is dropped (archived with ``duplicate
 it carries the same information as its twin: the same words in the same order up to case,
 spacing, punctuation and articles (``block/facts.py``), or an LLM judgement that says so. A
 cosine alone never decides: "restart the vesper router" and "restart the serac loader" have
-cosine 0.93 with the embedded model. Any other look-alike (cosine ≥ 0.90) is promoted and linked
+cosine 0.976 with the embedded model. Any other look-alike (at or above the model's calibrated
+look-alike cut: 0.90 on the reference scale, 0.970 for the embedded model) is promoted and linked
 to its twin with a ``similar`` edge naming the differences, for review (``elfmem review
 lookalikes``), and, when only a value differs, a ``revises`` edge (``lookalike_edges.py``).
 
