@@ -31,6 +31,7 @@ import math
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -40,6 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, MODEL_FILES, StaticEmbedder
+from elfmem.index import EmbeddingCache
+from elfmem.index.calibration import model_cuts
+from elfmem.retrieval.pipeline import calibrated_settings
 
 DATA = Path("/work/shared/bench/locomo-dev.json")
 Embed = Callable[[list[str]], np.ndarray]
@@ -134,6 +138,21 @@ def pair_shares(conversations: list[Conversation], embed: Embed) -> tuple[float,
     return float(high), float(dup)
 
 
+def calibrated(embedder: StaticEmbedder, conversations: list[Conversation]) -> tuple[str, str]:
+    """The model's calibration (index/calibration.py): its anchor, look-alike cut and relevance
+    gate, and the share of distinct turn pairs at or above *its own* look-alike cut."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cuts = model_cuts(embedder, EmbeddingCache(Path(tmp) / "cache.db"))
+    gate = calibrated_settings(None, cuts).dense_floor
+    shares = []
+    for conv in conversations:
+        vectors = embedder.embed(conv.docs)
+        sims = (vectors @ vectors.T)[np.triu_indices(len(conv.docs), 1)]
+        shares.append((sims >= cuts.lookalike).mean())
+    label = f"{cuts.unrelated:.3f} / {cuts.lookalike:.3f} / {gate:.3f}"
+    return label, f"{float(np.mean(shares)):.2%}"
+
+
 def cold_load_seconds(folder: Path, repeats: int = 3) -> float:
     """Median seconds to import model2vec and load the model in a fresh interpreter."""
     code = (
@@ -180,34 +199,42 @@ def main() -> None:
     parser.add_argument("folders", nargs="*", type=Path, help="model2vec folders to compare")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--reference-minilm", action="store_true")
+    parser.add_argument("--no-timing", action="store_true", help="skip load and speed timings")
     args = parser.parse_args()
     conversations = load_conversations(args.data)
     corpus = [doc for conv in conversations for doc in conv.docs]
     folders = [*args.folders, DEFAULT_MODEL_DIR] if DEFAULT_MODEL_DIR.is_dir() else args.folders
     cats = {1, 2, 3, 4}
     head = "| model | dims | dtype | MB on disk | R@5 | R@10 | NDCG@10 | texts/s | load s |"
-    print(head + " c1 R@10 | c2 R@10 | c3 R@10 | c4 R@10 | c5 R@10 | pairs>=.90 | pairs>=.95 |")
-    print("|---" * 16 + "|")
-    rows: list[tuple[str, str, str, str, Embed, str]] = []
+    print(
+        head + " c1 R@10 | c2 R@10 | c3 R@10 | c4 R@10 | c5 R@10 | pairs>=.90 | pairs>=.95 |"
+        " anchor / look-alike cut / gate | pairs>=cut |"
+    )
+    print("|---" * 18 + "|")
+    rows: list[tuple[str, str, str, str, Embed, str, tuple[str, str]]] = []
     for folder in folders:
         embedder = StaticEmbedder(folder)
         dims, dtype, size = describe(folder)
         name = "shipped" if folder.resolve() == DEFAULT_MODEL_DIR else folder.name
-        rows.append(
-            (name, dims, dtype, f"{size:.2f}", embedder.embed, f"{cold_load_seconds(folder):.2f}")
-        )
+        load = "-" if args.no_timing else f"{cold_load_seconds(folder):.2f}"
+        cal = calibrated(embedder, conversations)
+        rows.append((name, dims, dtype, f"{size:.2f}", embedder.embed, load, cal))
     if args.reference_minilm:
-        rows.append(("all-MiniLM-L6-v2 (full)", "384", "float32", "90.9", minilm_embed(), "-"))
-    for name, dims, dtype, mb, embed, load in rows:
+        full = ("-", "-")
+        rows.append(
+            ("all-MiniLM-L6-v2 (full)", "384", "float32", "90.9", minilm_embed(), "-", full)
+        )
+    for name, dims, dtype, mb, embed, load, (cuts, over) in rows:
         m = evaluate(conversations, embed, cats)
         adversarial = evaluate(conversations, embed, {5})
-        speed = texts_per_second(embed, corpus)
+        speed = 0.0 if args.no_timing else texts_per_second(embed, corpus)
         per_cat = " | ".join(f"{m.get(f'c{c} R@10', float('nan')):.3f}" for c in sorted(cats))
         high, dup = pair_shares(conversations, embed)
         print(
             f"| {name} | {dims} | {dtype} | {mb} | {m['R@5']:.3f} | {m['R@10']:.3f} "
             f"| {m['NDCG@10']:.3f} | {speed:,.0f} | {load} | {per_cat} "
-            f"| {adversarial.get('R@10', float('nan')):.3f} | {high:.1%} | {dup:.2%} |",
+            f"| {adversarial.get('R@10', float('nan')):.3f} | {high:.1%} | {dup:.2%} "
+            f"| {cuts} | {over} |",
             flush=True,
         )
     print(

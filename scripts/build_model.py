@@ -51,6 +51,19 @@ SOURCE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 SIF_COEFFICIENT = 1e-4  # model2vec's default, stated so the grid uses the same value
 GRID_PCA: tuple[int | None, ...] = (128, 256, None)
 GRID_DTYPES = ("float16", "float32")
+WIDE_GRID: tuple[tuple[int | None, bool, float, str], ...] = (
+    (256, False, SIF_COEFFICIENT, "float16"),
+    (384, False, SIF_COEFFICIENT, "float16"),
+    (384, False, SIF_COEFFICIENT, "int8"),
+    (None, True, SIF_COEFFICIENT, "float16"),
+    (384, False, 1e-3, "float16"),
+    (384, False, 1e-5, "float16"),
+    (None, False, SIF_COEFFICIENT, "float16"),
+    (None, False, SIF_COEFFICIENT, "int8"),
+)
+"""``--wide-grid``: (pca dims, centre without PCA, SIF coefficient, dtype). PCA to 384 dims keeps
+every dimension but centres and rotates the table (cosines see the centring only); "centre" keeps
+the raw axes and subtracts the mean weighted token vector, which sentence means inherit."""
 
 
 def parse_pca_dims(value: str) -> int | None:
@@ -123,6 +136,44 @@ def build_grid(out: Path) -> None:
             report(target, pca_dims, dtype)
 
 
+def build_wide_grid(out: Path) -> None:
+    """Write every candidate of WIDE_GRID under `out`, from one forward pass."""
+    from model2vec import StaticModel
+    from model2vec.distill import distill
+    from model2vec.distill.inference import apply_pca, compute_weights
+    from model2vec.quantization import DType, quantize_embeddings
+
+    base = distill(
+        model_name=str(source_folder()),
+        pca_dims=None,
+        sif_coefficient=None,
+        quantize_to="float32",
+        device="cpu",
+    )
+    raw = base.embedding
+    for pca_dims, centre, sif, dtype in WIDE_GRID:
+        name = f"pca{pca_dims or 'none'}{'-centred' if centre else ''}-sif{sif:g}-{dtype}"
+        if (out / name / "model.safetensors").is_file():
+            continue
+        reduced = apply_pca(raw, pca_dims) if pca_dims else raw
+        weighted = reduced * compute_weights(len(reduced), sif_coefficient=sif)[:, None]
+        if centre:
+            weighted = weighted - weighted.mean(axis=0, keepdims=True)
+        config = {**base.config, "apply_pca": pca_dims, "sif_coefficient": sif}
+        config["hidden_dim"] = weighted.shape[1]
+        model = StaticModel(
+            vectors=quantize_embeddings(weighted.astype("float32"), DType(dtype)),
+            tokenizer=base.tokenizer,
+            config=config,
+            normalize=True,
+            base_model_name=base.base_model_name,
+        )
+        with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
+            model.save_pretrained(Path(tmp))
+            install(Path(tmp), out / name)
+        report(out / name, pca_dims, dtype)
+
+
 def install(staging: Path, out: Path) -> None:
     """Replace the model files in `out`, keeping the hand-written licence and provenance."""
     out.mkdir(parents=True, exist_ok=True)
@@ -158,12 +209,16 @@ def report(out: Path, pca_dims: int | None, dtype: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pca-dims", type=parse_pca_dims, default=256, help="int, or 'none'")
-    parser.add_argument("--dtype", choices=("float16", "float32"), default="float16")
+    parser.add_argument("--dtype", choices=("float16", "float32", "int8"), default="float16")
     parser.add_argument("--out", type=Path, required=True, help="model folder to (re)write")
     parser.add_argument("--grid", action="store_true", help="write all bench candidates")
+    parser.add_argument("--wide-grid", action="store_true", help="write the WIDE_GRID candidates")
     args = parser.parse_args()
     if args.grid:
         build_grid(args.out)
+        return
+    if args.wide_grid:
+        build_wide_grid(args.out)
         return
     with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
         staging = Path(tmp)

@@ -23,13 +23,14 @@ from elfmem.block.text import preview
 from elfmem.errors import InvalidInput
 from elfmem.identity.amendments import CONSTITUTIONAL, history, proposal_id
 from elfmem.index import queries, vector_store
+from elfmem.index.calibration import model_cuts
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import TOKEN_KEYS, Result
 
 BEARING_COSINE = 0.6
 """Cosine at or above which a block bears on a principle. The embedded static model puts loosely
 related English sentences near 0.5 and one on the same subject near 0.7 (a handful of sentences
-looked at, not a tuned figure)."""
+looked at, not a tuned figure); another model's is moved to its scale (``index/calibration.py``)."""
 LOW_ALIGNMENT = 0.3
 """A bearing block dream judged below this against SELF counts as evidence against."""
 BEARING_LIMIT = 8
@@ -85,7 +86,8 @@ def _bearing(core: Core, text: str, allowed: set[str]) -> list[tuple[str, float]
         return []
     vec = np.asarray(core.embedder.embed([text])[0], dtype=np.float32)
     found = vector_store(core.db()).dense(vec, BEARING_LIMIT, allowed, ("active",))
-    return [(b, round(s, 4)) for b, s in found if s >= BEARING_COSINE]
+    cut = model_cuts(core.embedder).scaled(BEARING_COSINE)
+    return [(b, round(s, 4)) for b, s in found if s >= cut]
 
 
 def _assess(core: Core, row: queries.BlockRow, ctx: _Context) -> dict[str, Any]:

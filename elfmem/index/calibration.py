@@ -1,18 +1,24 @@
-"""The look-alike cuts of an embedding model, from its own cosines of unrelated statements.
+"""Every cosine threshold of elfmem, moved to the configured embedding model's own scale.
 
-Dream links two blocks as look-alikes from cosine 0.90 (0.80 for a pair that reads as a
-revision). Those numbers were chosen on the embedded model, whose unrelated statements sit far
-below them. A model whose cosines run high (the embedded model without its PCA step puts 40% of
-a conversation's turn pairs at 0.90 or more) would link unrelated blocks and flood look-alike
-review. So each model's cuts are derived from where *its* unrelated pairs fall: the 99th
-percentile ``q`` of the cosines between the probe statements below (every pair about a different
-subject) sets the look-alike cut at ``q + (1 − q) / 2`` and the revision cut at
-``q + (1 − q) / 4``, never below 0.90 and 0.80. The embedded model's ``q`` is far lower, so its
-cuts stay 0.90 and 0.80.
+The thresholds (the look-alike cut 0.90 and revision cut 0.80 of dream, the relevance gate of
+recall, the near-twin cut of diversity, the ``similar`` edge threshold, the bearing cut of
+principle review) are stated on one reference scale: the PCA-256 distillation elfmem shipped
+first, on which they were chosen. Models differ in where unrelated texts land: that one puts
+unrelated statements at cosine 0.19 (median), the embedded model without PCA at 0.74, because
+every vector shares one mean direction; a threshold copied from one to the other would let
+everything through the gate and link unrelated blocks as look-alikes.
+
+So each model is calibrated from its own cosines between the probe statements below (every pair
+about a different subject). Their highest cosine ``a`` is the closest two unrelated statements
+come; a threshold keeps its place between that and identity: ``c`` on the reference scale
+(``REFERENCE_ANCHOR``, the reference model's ``a``) becomes ``a + (1 − a) · (c − REFERENCE_ANCHOR)
+/ (1 − REFERENCE_ANCHOR)`` (``Cuts.scaled``). The look-alike cuts never fall below 0.90 and 0.80.
+On LoCoMo this keeps each cut at about the same share of a conversation's turn pairs for both
+models (docs/benchmarks.md, "A calibrated model without PCA").
 
 The probe vectors go through the embedding cache like any text, so an endpoint model is asked
-for them once; the cuts are stored in the same cache, keyed by the model identity and the probe
-set, and kept per process.
+for them once; the anchor and cuts are stored in the same cache, keyed by the model identity and
+the probe set, and kept per process.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from elfmem.index.embcache import text_hash as _text_hash
 
 LOOKALIKE_FLOOR = 0.90
 REVISION_FLOOR = 0.80
-QUANTILE = 0.99
+REFERENCE_ANCHOR = 0.5226
+"""The highest probe-pair cosine of the reference model (the PCA-256 distillation,
+``static:minilm-l6-m2v-256-f16:e79551e309c0``), on whose scale every threshold is stated."""
 
 PROBES = (
     "The staging database listens on port 5433 behind the office VPN.",
@@ -86,30 +94,39 @@ PROBES = (
 
 @dataclass(frozen=True, slots=True)
 class Cuts:
-    """A model's look-alike cuts, and the unrelated-pair cosine they were derived from."""
+    """A model's look-alike cuts, and its anchor: the highest cosine of two unrelated probes."""
 
     lookalike: float
     revision: float
     unrelated: float
 
+    def scaled(self, cosine: float) -> float:
+        """``cosine``, stated on the reference scale, at the same place on this model's."""
+        return _scaled(cosine, self.unrelated)
 
-DEFAULT_CUTS = Cuts(LOOKALIKE_FLOOR, REVISION_FLOOR, 0.0)
+
+def _scaled(cosine: float, anchor: float) -> float:
+    share = (cosine - REFERENCE_ANCHOR) / (1.0 - REFERENCE_ANCHOR)
+    return round(anchor + (1.0 - anchor) * share, 4)
+
+
+DEFAULT_CUTS = Cuts(LOOKALIKE_FLOOR, REVISION_FLOOR, REFERENCE_ANCHOR)
 _KNOWN: dict[str, Cuts] = {}
 _LOCK = threading.Lock()
 
 
 def probe_key() -> str:
     """Names the probe set and the rule, so changing either recalibrates every model."""
-    parts = [*PROBES, f"q={QUANTILE}", "half", "quarter"]
+    parts = [*PROBES, f"anchor=max ref={REFERENCE_ANCHOR}"]
     return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
 def cuts_from_cosines(cosines: np.ndarray) -> Cuts:
     """The cuts for a model whose unrelated pairs have these cosines."""
-    q = float(np.quantile(cosines, QUANTILE)) if len(cosines) else 0.0
-    lookalike = max(LOOKALIKE_FLOOR, q + (1.0 - q) / 2)
-    revision = max(REVISION_FLOOR, q + (1.0 - q) / 4)
-    return Cuts(round(lookalike, 4), round(revision, 4), round(q, 4))
+    anchor = round(float(cosines.max()), 4) if len(cosines) else REFERENCE_ANCHOR
+    lookalike = max(LOOKALIKE_FLOOR, _scaled(LOOKALIKE_FLOOR, anchor))
+    revision = max(REVISION_FLOOR, _scaled(REVISION_FLOOR, anchor))
+    return Cuts(lookalike, revision, anchor)
 
 
 def unrelated_cosines(vectors: np.ndarray) -> np.ndarray:

@@ -15,13 +15,14 @@ as not yet consolidated.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
 import numpy as np
 import numpy.typing as npt
 
 from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
+from elfmem.index.calibration import Cuts
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
@@ -38,7 +39,8 @@ States = Callable[[Sequence[str]], Mapping[str, BlockState]]
 DENSE_FLOOR = 0.35
 """Cosine at which a vector hit bears on the query, for the embedded model. On the LoCoMo dev
 file 90% of question–evidence pairs score above it; short facts on other subjects score 0.1–0.3
-(docs/benchmarks.md). Another embedding model sets its own (``retrieval.dense_floor``)."""
+(docs/benchmarks.md). Another embedding model gets it moved to its own scale
+(``calibrated_settings``, ``index/calibration.py``)."""
 INHERIT = 0.5
 """Share of a relevant block's relevance its declared graph neighbours inherit."""
 TIME_BOOST = 1.5
@@ -61,12 +63,23 @@ class SearchSettings:
     expand_from: int = 10
     """How many top seeds pull their 1-hop neighbours into the pool."""
     field_weights: FieldWeights = field(default_factory=FieldWeights)
-    dense_floor: float = DENSE_FLOOR
+    dense_floor: float | None = None
+    """The relevance gate; None: ``DENSE_FLOOR`` on the configured model's scale."""
+    twin_cosine: float | None = None
+    """Near-twin cosine for diversity; None: the configured model's look-alike cut."""
     search_inbox: bool = True
     inherit: float = INHERIT
     time_boost: float = TIME_BOOST
     today: date | None = None
     """Where "yesterday" or "last week" count from; None: today (UTC)."""
+
+
+def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
+    """``s`` with the cosine knobs left unset filled in from a model's calibrated cuts."""
+    s = s or SearchSettings()
+    floor = cuts.scaled(DENSE_FLOOR) if s.dense_floor is None else s.dense_floor
+    twin = cuts.lookalike if s.twin_cosine is None else s.twin_cosine
+    return replace(s, dense_floor=floor, twin_cosine=twin)
 
 
 @dataclass
@@ -128,7 +141,8 @@ def _seed(
         lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
         vs = vector_store(db)
         found = vs.dense(embed(query), s.seeds + extra, f.include, statuses)
-        bearing = [(b, c) for b, c in found if keep(b) and c >= s.dense_floor]
+        floor = DENSE_FLOOR if s.dense_floor is None else s.dense_floor
+        bearing = [(b, c) for b, c in found if keep(b) and c >= floor]
         pool.dense = dict(bearing[: s.seeds])
         hits = lexical_hits()
     pool.lexical = [b for b, _ in hits if keep(b)][: s.seeds]
@@ -231,6 +245,7 @@ def run_frame(
         lambda ids: vs.vectors_for(ids),
         use_mmr=s.use_mmr,
         lam=s.mmr_lambda,
+        twin=ranking.TWIN_COSINE if s.twin_cosine is None else s.twin_cosine,
     )
     ranked = [
         _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final

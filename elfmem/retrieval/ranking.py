@@ -23,7 +23,8 @@ from elfmem.retrieval.state import BlockState
 
 TWIN_COSINE = 0.90
 """Cosine at which two blocks are near-twins (dream's look-alike cut): the newer is exempt from
-the diversity penalty for resembling the older."""
+the diversity penalty for resembling the older. The embedded model's value; recall passes the
+configured model's calibrated look-alike cut (``index/calibration.py``)."""
 INBOX = "inbox"
 
 Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
@@ -74,8 +75,10 @@ def order(
     *,
     use_mmr: bool = True,
     lam: float = mmr.MMR_LAMBDA,
+    twin: float = TWIN_COSINE,
 ) -> list[Ranked]:
-    """The top ``k`` in final order, guaranteed blocks always included."""
+    """The top ``k`` in final order, guaranteed blocks always included; ``twin`` is the model's
+    near-twin cosine."""
     ids = [r.id for r in rows]
     placed = truth.place_revisions(ids, list(composite), states, pairs)
     score = placed.scores
@@ -98,7 +101,7 @@ def order(
     room = max(0, k - len(out))
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
     winners = placed.winners
-    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners)
+    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, twin)
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     room = max(0, k - len(out))
@@ -116,6 +119,7 @@ def _diverse(
     use_mmr: bool,
     lam: float,
     winners: set[int],
+    twin: float = TWIN_COSINE,
 ) -> list[tuple[int, float]]:
     """(row index, gain) for the top ``k`` of ``candidates``: MMR over the best few."""
     by_score = sorted(candidates, key=lambda i: (-score[i], rows[i].id))
@@ -131,10 +135,10 @@ def _diverse(
     sims = matrix @ matrix.T
     born = [_epoch(rows[i].created) for i in head]
     newer = np.array([[a > b for b in born] for a in born], dtype=bool)
-    exempt = (sims >= TWIN_COSINE) & newer
+    exempt = (sims >= twin) & newer
     for x, i in enumerate(head):
         if i in winners:  # a holding correction never pays for resembling what it corrects
-            exempt[x, :] |= sims[x, :] >= TWIN_COSINE
+            exempt[x, :] |= sims[x, :] >= twin
     picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 

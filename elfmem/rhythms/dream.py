@@ -4,7 +4,8 @@ Duplicates must never cost a fact. A block is dropped (archived with ``duplicate
 it carries the same information as its twin: the same words in the same order up to case,
 spacing, punctuation and articles (``block/facts.py``), or an LLM judgement that says so. A
 cosine alone never decides: "restart the vesper router" and "restart the serac loader" have
-cosine 0.93 with the embedded model. Any other look-alike (cosine ≥ 0.90) is promoted and linked
+cosine 0.976 with the embedded model. Any other look-alike (at or above the model's calibrated
+look-alike cut: 0.90 on the reference scale, 0.970 for the embedded model) is promoted and linked
 to its twin with a ``similar`` edge naming the differences, for review (``elfmem review
 lookalikes``), and, when only a value differs, a ``revises`` edge (``lookalike_edges.py``).
 
@@ -73,9 +74,11 @@ def _apply_judgement(
     """One LLM call: tags join the block's; a revision of an older look-alike supersedes it.
 
     None when the judge says the block repeats an offered look-alike (``duplicate_of``): it is
-    recorded as a duplicate of that block.
+    recorded as a duplicate of that block. The judge is offered the neighbours down to the
+    revision cut: a paraphrase ("may go out" for "are allowed") sits below a one-word change, and
+    the judge, not the cosine, decides what it is.
     """
-    cut = decision.cuts.lookalike
+    cut = decision.cuts.revision
     offered = [(o.id, o.content) for o, c in near if c >= cut and o.id != block.id]
     verdict = judge(block, offered)
     decision.judgements[block.id] = verdict

@@ -1,6 +1,7 @@
 """Semantic edges: dream links each block it touches to its nearest active neighbours.
 
-Seed §2.5: a pair whose cosine reaches ``memory.edge_score_threshold`` becomes a ``similar`` edge
+Seed §2.5: a pair whose cosine reaches ``memory.edge_score_threshold`` (stated for the embedded
+model, moved to the configured model's scale: ``index/calibration.py``) becomes a ``similar`` edge
 in the ledger, written on both blocks' notes so both ends gain centrality. No block ever holds more
 than ``memory.edge_degree_cap`` learned edges: pairs are taken strongest first and a pair is
 refused once either end is full, so a hub never swallows the graph and what is kept is the
@@ -16,6 +17,7 @@ import numpy as np
 
 from elfmem.block.model import Block
 from elfmem.index import queries, vector_store
+from elfmem.index.calibration import model_cuts
 from elfmem.rhythms.adaptive import all_learned_edges
 from elfmem.rhythms.core import Core
 
@@ -137,7 +139,7 @@ def propose_edges(
     ``near`` holds candidates already found for some sources (dream's batch search: valid
     targets only, best first); the others are searched here.
     """
-    threshold = core.config.memory.edge_score_threshold
+    threshold = model_cuts(core.embedder).scaled(core.config.memory.edge_score_threshold)
     cap = core.config.memory.edge_degree_cap
     if cap <= 0 or not sources:
         return []

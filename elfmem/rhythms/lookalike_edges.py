@@ -1,13 +1,13 @@
 """The edges dream writes for a look-alike pair: ``similar`` for review, ``revises`` for a
 candidate revision.
 
-A look-alike is a block at cosine ≥ 0.90 (the embedded model's cut; each model's is calibrated
-from its own cosines of unrelated statements) to one already kept that does not carry the same
-information (``block/facts.py``). Both stay; the newer one's note gets a ``similar`` edge naming
-the differences. When the pair is about the same subject and only a value differs (a number,
-unit, version, date, negation, antonym or state), the newer block also gets a ``revises`` edge to
-the older: the ledger form of "B is a candidate revision of A" (docs/ledger.md). With an LLM the
-judgement decides instead, so no ``revises`` edge is guessed.
+A look-alike is a block at or above the model's look-alike cut (0.90 on the reference scale,
+0.970 for the embedded model: ``index/calibration.py``) to one already kept that does not carry
+the same information (``block/facts.py``). Both stay; the newer one's note gets a ``similar``
+edge naming the differences. When the pair is about the same subject and only a value differs
+(a number, unit, version, date, negation, antonym or state), the newer block also gets a
+``revises`` edge to the older: the ledger form of "B is a candidate revision of A"
+(docs/ledger.md). With an LLM the judgement decides instead, so no ``revises`` edge is guessed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from elfmem.rhythms.core import Core
 
 LOOKALIKE_COSINE = LOOKALIKE_FLOOR
 """A block this close to one already kept is a look-alike: linked (``similar``) for review.
-The cut for the embedded model; another model's may be higher (``lookalike_cuts``)."""
+The cut on the reference scale; the configured model's is calibrated (``lookalike_cuts``)."""
 REVISION_COSINE = REVISION_FLOOR
 """Down to this cosine a pair that passes the strict textual test of a revision (the same
 subject, one value replaced: ``Comparison.revision_like``) is linked too. A correction usually
@@ -31,8 +31,8 @@ the textual test, not the cosine, is what makes the pair a candidate revision.""
 
 
 def lookalike_cuts(core: Core) -> Cuts:
-    """The configured embedding model's cuts: 0.90 and 0.80 for the embedded model, higher for a
-    model whose unrelated statements already sit close (``index/calibration.py``)."""
+    """The configured embedding model's cuts: 0.90 and 0.80 on the reference scale, 0.970 and
+    0.941 for the embedded model, whose unrelated statements sit close (index/calibration.py)."""
     return model_cuts(core.embedder)
 
 

@@ -1,7 +1,8 @@
 """Look-alike review: the near-twin pairs dream linked and kept, and one commit to settle each.
 
 Dream never archives a block that differs from its twin (``block/facts.py``); it keeps both and
-writes a ``similar`` ledger edge (cosine ≥ 0.90). Those pairs wait here until someone decides:
+writes a ``similar`` ledger edge (at or above the model's look-alike cut). Those pairs wait here
+until someone decides:
 
 - ``keep``: both stand as they are. The newer block's frontmatter gains ``lookalike-kept: <id>``
   (ids space-separated), so the decision is in the file, travels with a clone, and a commit.

@@ -17,8 +17,9 @@ import numpy.typing as npt
 
 from elfmem.errors import LockedError
 from elfmem.index import IndexDB, open_memory_index, queries, sync
+from elfmem.index.calibration import model_cuts
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
-from elfmem.retrieval.pipeline import SearchSettings, run_frame
+from elfmem.retrieval.pipeline import SearchSettings, calibrated_settings, run_frame
 from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.state import BlockState
 from elfmem.rhythms.adaptive import LedgerView, declared_degree
@@ -66,7 +67,9 @@ def frame(
     spec = resolve_frame(name, frames(core))
     if at is not None:
         return _frame_at(core, spec, query, top_k, at, settings)
-    core.sync(vectors=True)
+    core.sync(vectors=True)  # first: a model the index was not built with stops here
+    if query:
+        settings = calibrated_settings(settings, model_cuts(core.embedder))
     db = core.db()
     result = run_frame(
         db,
@@ -100,6 +103,8 @@ def _frame_at(
     try:
         source = core.store.source(at)
         sync(db, source, core.embedder)
+        if query:
+            settings = calibrated_settings(settings, model_cuts(core.embedder))
         ledger = LedgerView(core.store, core.store.ledger.tip_at(commit.commit_time) or "")
         result = run_frame(
             db,

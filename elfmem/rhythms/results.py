@@ -183,8 +183,9 @@ class DreamResult(Result):
     duplicates: list[dict[str, str]] = field(default_factory=list)
     """True duplicates archived, as ``{id, of}``: ``of`` is the block it repeats."""
     lookalikes: list[dict[str, object]] = field(default_factory=list)
-    """Near pairs (cosine ≥ 0.90) linked for review: ``{id, other, cosine, differs}``, and
-    ``revises: {newer, older}`` when only a value differs (a candidate revision)."""
+    """Near pairs (at or above the model's look-alike cut) linked for review: ``{id, other,
+    cosine, differs}``, and ``revises: {newer, older}`` when only a value differs (a candidate
+    revision)."""
     inbox_remaining: int = 0
     """Inbox blocks left for a later run."""
     commit_id: str | None = None

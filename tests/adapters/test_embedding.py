@@ -24,16 +24,17 @@ from tests.adapters.fake_provider import (
     openai_error,
 )
 
-# Cosines of the shipped model (minilm-l6-m2v-256-f16), measured when it was built. Downstream
-# thresholds (near-duplicate 0.95, supersede 0.90, edges 0.45) are judged against these values.
+# Cosines of the shipped model (minilm-l6-m2v-384-i8, no PCA), measured when it was built. Its
+# unrelated texts sit high (0.68 here); thresholds are calibrated to that (index/calibration.py:
+# look-alike 0.970, revision 0.941, edges 0.837, relevance gate 0.807 for this model).
 COSINE_FACTS = [
     (
         "The API rate-limits at 100 req/min per key",
         "The API rate-limits at 1000 req/min per key",
-        0.98,
+        0.99,
     ),
-    ("Postgres connection pooling", "pgbouncer for database connections", 0.52),
-    ("Postgres connection pooling", "the cat sat on the mat", 0.11),
+    ("Postgres connection pooling", "pgbouncer for database connections", 0.82),
+    ("Postgres connection pooling", "the cat sat on the mat", 0.68),
 ]
 
 
@@ -64,7 +65,7 @@ def test_static_ranks_related_sentences_above_unrelated(static: StaticEmbedder) 
     query = "Postgres connection pooling"
     assert (
         cos(static, query, "pgbouncer for database connections")
-        > cos(static, query, "the cat sat on the mat") + 0.2
+        > cos(static, query, "the cat sat on the mat") + 0.1
     )
 
 
@@ -76,7 +77,7 @@ def test_static_cosine_facts(static: StaticEmbedder, a: str, b: str, expected: f
 def test_static_near_identical_facts_score_above_supersede_threshold(
     static: StaticEmbedder,
 ) -> None:
-    assert cos(static, *COSINE_FACTS[0][:2]) >= 0.9
+    assert cos(static, *COSINE_FACTS[0][:2]) >= 0.9703  # the model's calibrated look-alike cut
 
 
 def test_static_matches_model2vec_encode(
@@ -146,11 +147,11 @@ def test_static_identity_is_stable_and_follows_the_weights(
     static: StaticEmbedder, tmp_path: Path
 ) -> None:
     assert static.identity == StaticEmbedder().identity
-    assert static.identity.startswith(f"static:minilm-l6-m2v-{static.dimensions}-f16:")
+    assert static.identity.startswith(f"static:minilm-l6-m2v-{static.dimensions}-i8:")
     assert len(static.identity.rsplit(":", 1)[1]) == 12
     copy = shutil.copytree(DEFAULT_MODEL_DIR, tmp_path / "copy")
     same_weights = StaticEmbedder(copy).identity
-    assert same_weights.startswith(f"static:m2v-{static.dimensions}-f16:")  # not the shipped folder
+    assert same_weights.startswith(f"static:m2v-{static.dimensions}-i8:")  # not the shipped folder
     assert same_weights.rsplit(":", 1)[1] == static.identity.rsplit(":", 1)[1]
     tensors = load_file(copy / "model.safetensors")
     tensors["embeddings"] = tensors["embeddings"] * np.float16(0.5)

@@ -60,10 +60,16 @@ def _cosine(model: object, a: str, b: str) -> float:
     return float(vecs[0] @ vecs[1])
 
 
-def test_the_embedded_models_cuts_are_the_fixed_ones(tmp_path: Path) -> None:
+def test_the_embedded_models_cuts_are_the_reported_ones(tmp_path: Path) -> None:
+    """The embedded model (no PCA) puts unrelated statements high, so its cuts sit above the
+    reference 0.90 / 0.80; the values are the ones PROVENANCE.md and docs/benchmarks.md give."""
     cuts = model_cuts(StaticEmbedder(), EmbeddingCache(tmp_path / "cache.db"))
-    assert (cuts.lookalike, cuts.revision) == (LOOKALIKE_FLOOR, REVISION_FLOOR)
-    assert cuts.unrelated < 0.6  # far below the cut: why it stays where it was
+    assert (cuts.lookalike, cuts.revision, cuts.unrelated) == (0.9703, 0.9406, 0.8583)
+    # Its real look-alike (one name replaced) is still linked; its unrelated statements are not.
+    assert _cosine(StaticEmbedder(), VESPER, SERAC) >= cuts.lookalike
+    assert max(_cosine(StaticEmbedder(), a, b) for a in UNRELATED for b in UNRELATED if a < b) < (
+        cuts.revision
+    )
 
 
 def test_a_crowded_model_gets_a_higher_cut_kept_in_the_cache(tmp_path: Path) -> None:
