@@ -53,6 +53,12 @@ VARIANTS: dict[str, SearchSettings] = {
     "dense-only": SearchSettings(use_mmr=False, fusion_weights=(0.0, 1.0)),
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
+    "rrf": SearchSettings(fuse_by="rrf"),
+    "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
+    "score-0.4": SearchSettings(fuse_by="score", score_share=0.4),
+    "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),
+    "score-0.6": SearchSettings(fuse_by="score", score_share=0.6),
+    "score-0.7": SearchSettings(fuse_by="score", score_share=0.7),
 }
 """Diagnostic settings beside the product's defaults (``--variant``)."""
 OFF = 10**9
@@ -258,7 +264,8 @@ async def run_form(data: list[dict[str, Any]], form: str, args: argparse.Namespa
         print(f"  (size {label}: {time.perf_counter() - t0:.0f} s)", flush=True)
     set_passages(PASSAGE_CHARS, PASSAGE_OVERLAP)
     results = {"bm25 (rank-bm25 Okapi)": bm25_rows(blocks, questions)}
-    tuned = {k: v for k, v in settings.items() if not any(x in k for x in VARIANTS)}
+    diagnostic = [v for v in VARIANTS if v != "default" and not v.startswith("score-")]
+    tuned = {k: v for k, v in settings.items() if not any(k.endswith(" " + x) for x in diagnostic)}
     if len(tuned) > 1:
         chosen, picks = held_out(tuned)
         results["elfmem (held-out)"] = chosen
