@@ -11,10 +11,12 @@ recall_all@5 and recall_all@10 (every gold block in the top k), NDCG@10 (binary)
 Passage constants are chosen by leave-one-conversation-out: for each conversation, the setting with
 the best mean recall_all@5 on the other four conversations' questions scores that conversation's
 questions; the held-out rows are what the table reports (``elfmem (held-out)``), with each fixed
-setting's in-sample row for comparison.
+setting's in-sample row for comparison. The ``score-X`` variants (score fusion with lexical share
+X) take part in that choice beside the default; the other variants are diagnostics.
 
     python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
-                            [--size N]... [--share X]... [--out bench/out/longdoc.jsonl]
+                            [--size N]... [--share X]... [--variant NAME]...
+                            [--out bench/out/longdoc.jsonl]
 """
 
 from __future__ import annotations
