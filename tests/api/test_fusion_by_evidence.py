@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from elfmem.api import MemorySystem
+from elfmem.errors import InvalidInput
 from elfmem.retrieval.pipeline import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 from tests.conftest import arun
@@ -51,6 +54,8 @@ def test_short_blocks_rank_exactly_as_rank_fusion_ranks_them(repo: Path) -> None
         assert [(b.id, b.similarity, b.score) for b in auto.ranked] == [
             (b.id, b.similarity, b.score) for b in rrf.ranked
         ]
+    with pytest.raises(InvalidInput, match="unknown fusion"):
+        _frame(system, "tomatoes", SearchSettings(fuse_by="ranks"))
     arun(system.close())
 
 
