@@ -58,6 +58,12 @@ VARIANTS: dict[str, SearchSettings] = {
     "rrf-k60": SearchSettings(rrf_k=60),
     "rrf-k20": SearchSettings(rrf_k=20),
     "no-floor": SearchSettings(dense_floor=-1.0),
+    "rrf": SearchSettings(fuse_by="rrf"),
+    "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
+    "score-0.4": SearchSettings(fuse_by="score", score_share=0.4),
+    "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),
+    "score-0.6": SearchSettings(fuse_by="score", score_share=0.6),
+    "score-0.7": SearchSettings(fuse_by="score", score_share=0.7),
 }
 
 GRID: dict[str, tuple[Any, ...]] = {

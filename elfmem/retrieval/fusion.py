@@ -8,6 +8,11 @@ one, so the best block is exactly 1.0 (seed §4.3): rank-shaped, not magnitude-s
 used only when the lexical ranking is empty, and 0.0 is the sentinel for blocks no search scored
 (queryless frames, graph-expanded neighbours). A min-max weighted sum is kept alongside because
 equal-weight RRF measured *worse* than BM25 alone on LoCoMo (DESIGN §5): fusion must be earned.
+
+``score_fusion`` is the regime for long documents: each list scaled by its own top score, then
+mixed. Between whole sessions of one conversation bm25 is graded, and ranks flatten the lead of
+the block that holds the answer; on the long-document benchmark scores beat ranks on every metric,
+on LoCoMo's short turns they lost (docs/benchmarks.md). The pipeline picks per query.
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ FUSION_WEIGHTS = (1.0, 0.7)
 """RRF weights of the (lexical, dense) rankings. Leave-one-conversation-out on the LoCoMo dev file
 chose the dense ranking at 0.7 in 9 of 10 folds (five conversations, with and without the date
 cue) over equal weights; docs/benchmarks.md, "LoCoMo, leave-one-conversation-out"."""
+LEXICAL_SHARE = 0.4
+"""Weight of the scaled bm25 score in ``score_fusion`` (the cosine gets the rest). Chosen by
+leave-one-conversation-out on the long-document benchmark (docs/benchmarks.md, "Long documents")
+from 0.3-0.6; only long documents are fused this way (``pipeline._fuse``)."""
 
 
 def rrf(
@@ -97,12 +106,35 @@ def weighted_sum_fusion(
     return _best_first(fused)
 
 
+def score_fusion(
+    lexical: Mapping[str, float], dense: Mapping[str, float], share: float = LEXICAL_SHARE
+) -> dict[str, float]:
+    """share·(bm25 / top bm25) + (1 − share)·(cosine / top cosine), divided by its own top.
+
+    Each list is scaled by its own best score, so neither needs the other's units, and unlike rank
+    fusion the gaps survive: a block whose bm25 is half the leader's stays half-way down however
+    many blocks sit between them. An id one search did not return scores 0 there.
+    """
+    if not (math.isfinite(share) and 0.0 <= share <= 1.0):
+        raise InvalidInput(f"lexical share must be in [0, 1], got {share!r}", "Use e.g. 0.5.")
+    lex_top = max(lexical.values(), default=0.0)
+    dense_top = max(dense.values(), default=0.0)
+    fused: dict[str, float] = {}
+    for doc_id in [*lexical, *(d for d in dense if d not in lexical)]:
+        lex = lexical.get(doc_id, 0.0) / lex_top if lex_top > 0 else 0.0
+        den = dense.get(doc_id, 0.0) / dense_top if dense_top > 0 else 0.0
+        fused[doc_id] = share * max(lex, 0.0) + (1.0 - share) * max(den, 0.0)
+    return _best_first(normalise_top(fused))
+
+
 def query_similarity(
     candidates: Sequence[str],
     lexical: Sequence[str],
     dense: Mapping[str, float],
     k: float = RRF_K,
     weights: Sequence[float] | None = None,
+    lexical_scores: Mapping[str, float] | None = None,
+    share: float | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate, in the seed's three regimes (§4.3).
 
@@ -111,7 +143,9 @@ def query_similarity(
     the raw cosine. Candidates neither search returned (graph expansion) get the 0.0 sentinel.
     ``weights`` (lexical, dense) pass through to ``rrf``.
     """
-    if lexical:
+    if lexical and share is not None and lexical_scores is not None:
+        fused = score_fusion({d: lexical_scores[d] for d in lexical}, dense, share)
+    elif lexical:
         dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
         fused = normalise_top(rrf([lexical, dense_ranking], k=k, weights=weights))
     else:

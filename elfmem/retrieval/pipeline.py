@@ -26,7 +26,7 @@ from elfmem.index.calibration import Cuts
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import dates, decay, fusion, mmr, ranking, signals
+from elfmem.retrieval import dates, decay, fusechoice, fusion, mmr, ranking, signals
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.ranking import Ranked
 from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
@@ -58,6 +58,12 @@ class SearchSettings:
     rrf_k: int = fusion.RRF_K
     fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""
+    fuse_by: str = "auto"
+    """How the two rankings meet: ``rrf`` (ranks), ``score`` (scaled scores, ``score_share``), or
+    ``auto``: scores when most of the lexical search's top hits are long documents, else RRF
+    (``fusechoice``)."""
+    score_share: float = fusion.LEXICAL_SHARE
+    """Lexical share of score fusion (``fusion.score_fusion``)."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
     expand_from: int = 10
@@ -88,6 +94,7 @@ class _Pool:
 
     via: dict[str, str] = field(default_factory=dict)
     lexical: list[str] = field(default_factory=list)
+    lexical_scores: dict[str, float] = field(default_factory=dict)
     dense: dict[str, float] = field(default_factory=dict)
 
     def add(self, ids: Iterable[str], how: str) -> None:
@@ -145,7 +152,8 @@ def _seed(
         bearing = [(b, c) for b, c in found if keep(b) and c >= floor]
         pool.dense = dict(bearing[: s.seeds])
         hits = lexical_hits()
-    pool.lexical = [b for b, _ in hits if keep(b)][: s.seeds]
+    pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
+    pool.lexical = list(pool.lexical_scores)
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
     return pool
@@ -207,8 +215,14 @@ def run_frame(
         sims = dict.fromkeys(pool.via, 1.0)
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
-        sims = fusion.query_similarity(
-            list(pool.via), pool.lexical, pool.dense, s.rrf_k, list(s.fusion_weights)
+        sims = fusechoice.similarity(
+            db,
+            s.fuse_by,
+            list(pool.via),
+            pool.lexical_scores,
+            pool.dense,
+            (s.rrf_k, s.fusion_weights),
+            s.score_share,
         )
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")

@@ -17,6 +17,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
+from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval import mmr, signals, truth
 from elfmem.retrieval.state import BlockState
@@ -26,6 +27,11 @@ TWIN_COSINE = 0.90
 the diversity penalty for resembling the older. The embedded model's value; recall passes the
 configured model's calibrated look-alike cut (``index/calibration.py``)."""
 INBOX = "inbox"
+# Two long blocks (passage-indexed documents) never pay MMR's penalty for resembling each other:
+# their whole-block vectors are means over dozens of passages, and any two sessions of the
+# long-document benchmark sit at cosine 0.84-0.95 (10th-90th percentile; median 0.89 across
+# conversations, 0.93 within one), so the penalty measured style, not repetition, and cost
+# recall_all@5 0.007 there (docs/benchmarks.md, "Long documents").
 
 Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
 
@@ -139,6 +145,8 @@ def _diverse(
     for x, i in enumerate(head):
         if i in winners:  # a holding correction never pays for resembling what it corrects
             exempt[x, :] |= sims[x, :] >= twin
+    long = np.array([len(rows[i].content) > LONG_BLOCK_CHARS for i in head], dtype=bool)
+    exempt |= np.outer(long, long)  # long pairs: see the note above Vectors
     picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 

@@ -11,6 +11,7 @@ from elfmem.retrieval.fusion import (
     normalise_top,
     query_similarity,
     rrf,
+    score_fusion,
     weighted_sum_fusion,
 )
 
@@ -109,3 +110,37 @@ def test_similarity_passes_fusion_weights_through() -> None:
 def test_the_default_k_is_10() -> None:
     assert RRF_K == 10
     assert rrf([["a", "b"]]) == {"a": 1 / 11, "b": 1 / 12}
+
+
+def test_score_fusion_scales_each_list_by_its_own_top() -> None:
+    # a: 0.5·10/10 + 0.5·0.4/0.8 = 0.75; b: 0.5·2/10 + 0.5·0.8/0.8 = 0.6; c: dense only 0.5·0.6/0.8
+    got = score_fusion({"a": 10.0, "b": 2.0}, {"b": 0.8, "c": 0.6, "a": 0.4}, share=0.5)
+    assert list(got) == ["a", "b", "c"]
+    assert got == pytest.approx({"a": 1.0, "b": 0.6 / 0.75, "c": 0.375 / 0.75})
+    assert got["a"] == 1.0
+
+
+def test_score_fusion_keeps_the_gap_that_ranks_lose() -> None:
+    # the runner-up's bm25 is a fifth of the leader's: RRF puts it near the top, scores do not
+    lexical = {"lead": 50.0, "second": 10.0, "third": 9.0}
+    by_rank = query_similarity(list(lexical), list(lexical), {}, weights=[1.0, 0.0])
+    by_score = query_similarity(list(lexical), list(lexical), {}, lexical_scores=lexical, share=1)
+    assert by_rank["second"] > 0.9
+    assert by_score == pytest.approx({"lead": 1.0, "second": 0.2, "third": 0.18})
+
+
+def test_score_fusion_ignores_negative_scores_and_rejects_a_bad_share() -> None:
+    got = score_fusion({"a": 4.0}, {"a": 0.5, "b": -0.2}, share=0.5)
+    assert got == {"a": 1.0, "b": 0.0}
+    assert score_fusion({}, {}, 0.5) == {}
+    for share in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InvalidInput):
+            score_fusion({"a": 1.0}, {}, share)
+
+
+def test_similarity_without_a_share_stays_rank_fusion() -> None:
+    lexical, dense = ["a", "b"], {"b": 0.8, "c": 0.6}
+    scores = {"a": 9.0, "b": 1.0}
+    assert query_similarity(["a", "b", "c"], lexical, dense, lexical_scores=scores) == (
+        query_similarity(["a", "b", "c"], lexical, dense)
+    )
