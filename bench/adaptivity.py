@@ -36,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
+from adaptivity_trace import SLOW, Trace  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 
@@ -69,6 +70,7 @@ class CorpusResult:
     distinct_archived: int = 0
     distinct_total: int = 0
     seconds: float = 0.0
+    trace: str = ""
 
 
 def _duplicate_of(text: str) -> str:
@@ -120,11 +122,15 @@ async def run_corpus(
     subjects = truthgen.corpus(seed, families)
     out = CorpusResult(seed=seed, curate=seed % 2 == 0)
     noise = random.Random(seed * 7919 + 1)
+    trace = Trace() if TRACE else None
+    slow: list[tuple[str, str, str, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         system = await _build(root, subjects)
         await _archive_check(system, subjects, out)
         right = {s.name: s.ids["right"] for s in subjects}
+        if trace is not None:
+            trace.roles = {b: f"{s.name}/{role}" for s in subjects for role, b in s.ids.items()}
         wrong = {s.name: [s.ids["misleading0"], s.ids["misleading1"]] for s in subjects}
         negatives: dict[str, int] = {}
         left: set[str] = set()
@@ -136,10 +142,16 @@ async def run_corpus(
         later_top1: dict[str, list[bool]] = {}
         obsolete: set[str] = set()
         won_before: set[str] = set()
+        before_correction: dict[str, int] = {}
+        """An obsolete block's negatives before the correction: outcomes mistaken then."""
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
                 obsolete |= {old for _, old, ok in corrections.values() if ok}
+                before_correction = {old: negatives.get(old, 0) for old in obsolete}
+                if trace is not None:
+                    for name, (new, _, ok) in corrections.items():
+                        trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
             order = list(subjects)
             noise.shuffle(order)
             feedback: dict[float, list[str]] = {}
@@ -153,9 +165,12 @@ async def run_corpus(
                     if right[s.name] in ids:
                         signals.append((right[s.name], 1.0))
                     for block_id, signal in signals:
-                        if noise.random() < FLIP:
+                        flip = noise.random() < FLIP
+                        if flip:
                             signal = 1.0 - signal
                             flipped.add(s.name)
+                        if trace is not None:
+                            trace.outcome(r, block_id, signal, flip)
                         if signal == 0.0:
                             negatives[block_id] = negatives.get(block_id, 0) + 1
                             if block_id in wrong_negatives:
@@ -170,6 +185,8 @@ async def run_corpus(
             for s in subjects:  # the measurement: the state after this round's feedback
                 result = await system.recall(s.question, top_k=TOP_K, reinforce=False)
                 ids = [b.id for b in result.blocks]
+                if trace is not None:
+                    trace.measured(r, s.name, result.blocks)
                 bad = [w for w in wrong[s.name] if w in ids]
                 good = right[s.name]
                 if good in ids and all(ids.index(good) < ids.index(w) for w in bad):
@@ -178,13 +195,20 @@ async def run_corpus(
                 elif SHOW_FAILURES and r == rounds:
                     wide = await system.recall(s.question, top_k=12, reinforce=False)
                     _show(s, wide, good, wrong[s.name])
-                for w in wrong[s.name]:
-                    if w in ids:
+                shown = [b.id for b in result.blocks if b.tier != "refuted"]
+                for w in wrong[s.name]:  # out: below the top 5, or shown only as refuted
+                    if w in shown:
                         seen.add(w)
                     elif w in seen and w not in left:
                         left.add(w)
                         kind = "obsolete" if w in obsolete else "misleading"
-                        out.negatives_to_leave.setdefault(kind, []).append(negatives.get(w, 0))
+                        n = negatives.get(w, 0) - before_correction.get(w, 0)
+                        out.negatives_to_leave.setdefault(kind, []).append(n)
+                        if kind == "obsolete":
+                            out.negatives_to_leave.setdefault("obsolete, from the start", [])
+                            out.negatives_to_leave["obsolete, from the start"].append(negatives[w])
+                        if n > SLOW:
+                            slow.append((kind, s.name, w, n))
                 _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out)
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
@@ -194,6 +218,20 @@ async def run_corpus(
             for kind in ("misleading", "obsolete")
         }
         out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        if trace is not None:
+            by_name = {s.name: s for s in subjects}
+            for s in subjects:
+                for w in wrong[s.name]:
+                    if w in seen - left:
+                        kind = "obsolete" if w in obsolete else "misleading"
+                        slow.append((f"{kind} never left", s.name, w, negatives.get(w, 0)))
+            for kind, name, w, n in slow:
+                trace.case(seed, kind, name, w, rounds, n)
+                ids = [*by_name[name].ids.values()]
+                if name in corrections:
+                    ids.append(corrections[name][0])
+                trace.edges(name, system._core.ledger.folded_many(ids))
+            out.trace = "\n".join(trace.lines)
         out.correction_top1_later = [sum(v) / len(v) for v in later_top1.values() if v]
         await system.close()
     out.seconds = time.perf_counter() - started
@@ -263,6 +301,7 @@ def _wrong_back(
 
 
 SHOW_FAILURES = False
+TRACE = False
 
 
 def _show(s: truthgen.Subject, result: object, good: str, bad: list[str]) -> None:
@@ -314,14 +353,18 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         if group:
             final = [c.wins[-1] for c in group]
             print(f"  {label:>9}: final mean {statistics.mean(final):.1%}, worst {min(final):.1%}")
-    for kind in ("misleading", "obsolete"):
+    print(
+        "negative outcomes until a block left the top 5 or fell to the refuted tier (shown only"
+        " when fewer than 5 others bear on the question); an obsolete block's counted since its"
+        " correction:"
+    )
+    for kind in ("misleading", "obsolete", "obsolete, from the start"):
         neg = [n for c in results for n in c.negatives_to_leave.get(kind, [])]
         never = sum(c.never_left.get(kind, 0) for c in results)
         if neg:
             print(
-                f"negative outcomes until a {kind} block left the top 5: median "
-                f"{statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks, over 5: "
-                f"{sum(1 for n in neg if n > 5)}; still in the top 5 at the end: {never})"
+                f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
+                f" over 5: {sum(1 for n in neg if n > 5)}; still in the top 5 at the end: {never})"
             )
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
@@ -416,15 +459,20 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-merge-check", action="store_true")
     ap.add_argument("--show-failures", action="store_true", help="print the last round's misses")
+    ap.add_argument("--trace", action="store_true", help="trace blocks slow to leave the top 5")
     args = ap.parse_args()
-    global SHOW_FAILURES
+    global SHOW_FAILURES, TRACE
     SHOW_FAILURES = args.show_failures
+    TRACE = args.trace
     families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
     seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
     work = [(seed, families, args.rounds, args.correct_at) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
     print(f"split {args.split}: families {families}")
+    for c in results:
+        if c.trace:
+            print(c.trace)
     report(results, args.rounds)
     if not args.no_merge_check:
         asyncio.run(merge_check())

@@ -3,8 +3,9 @@
 The order is built in three tiers: guaranteed blocks first (a frame's reserved slots), then every
 relevant block that outcomes have not refuted, in diversity (MMR) order, then refuted blocks,
 which appear only when fewer than k others bear on the query. A block that a holding correction
-supersedes stays in the relevant tier, below its correction and marked, but its confirmations
-predate the correction and stop counting: two refutations after it take it out. ``truth`` says
+supersedes stays in the relevant tier, below its correction and marked. Once a correction is
+claimed, the older block's confirmations from before it stop counting, whether or not the
+correction holds, and its refutations do not (``truth.superseded_standing``). ``truth`` says
 how a score is made and which correction holds; this module only orders.
 """
 
@@ -94,9 +95,7 @@ def order(
             notes.setdefault(i, "in the inbox: not yet consolidated")
         elif truth.is_refuted(state):
             notes.setdefault(i, "refuted by outcomes")
-    stale = [placed.losers.get(i, states[i]) for i in range(len(rows))]
-    for i in placed.losers:  # its confirmations predate the correction: they stop counting
-        score[i] *= truth.evidence_factor(stale[i]) / truth.evidence_factor(states[i])
+    stale = [placed.standing.get(i, states[i]) for i in range(len(rows))]
     refuted = {
         i
         for i, (row, st) in enumerate(zip(rows, stale, strict=True))

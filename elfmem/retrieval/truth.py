@@ -109,6 +109,23 @@ def since_revised(older: BlockState, newer: str) -> BlockState:
     return replace(older, alpha=JEFFREYS_PRIOR[0] + confirmed, beta=JEFFREYS_PRIOR[1] + refuted)
 
 
+def superseded_standing(older: BlockState, newer: str) -> BlockState:
+    """The evidence a block stands on once a newer block claims to correct it.
+
+    The outcomes since the correction (``since_revised``), unless its whole record is worse: a
+    correction drops the older block's old confirmations, never its old refutations, so a block
+    outcomes had refuted before a look-alike claimed to correct it stays refuted.
+
+    This holds whether or not the correction holds. Once a newer block claims the world changed,
+    confirmations from before the claim say nothing about now, for either answer: a right older
+    block keeps its place on the confirmations it draws since, and an obsolete one whose
+    correction drew a mistaken 0.0 no longer hides behind the confirmations of its past.
+    """
+    since = since_revised(older, newer)
+    worse = is_refuted(older) or net_refutations(older) > net_refutations(since)
+    return older if worse else since
+
+
 def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
     """Does a candidate revision still outrank what it revises?
 
@@ -128,9 +145,9 @@ class Placement:
     notes: dict[int, str]
     winners: set[int]
     """Indices of the blocks that won a revision pair."""
-    losers: dict[int, BlockState]
-    """Older blocks a holding correction supersedes (not those that beat a refuted one), each
-    with the evidence that still counts for it (``since_revised``)."""
+    standing: dict[int, BlockState]
+    """Older blocks a candidate revision claims to correct, each with the evidence that still
+    counts for it (``superseded_standing``), whether or not the correction holds."""
 
 
 def place_revisions(
@@ -141,6 +158,9 @@ def place_revisions(
 ) -> Placement:
     """Move each holding correction just above the block it revises, and the loser's note.
 
+    First every block a correction claims to revise is scored on what still counts for it
+    (``superseded_standing``); then the winner of each pair is moved just above the loser.
+
     ``pairs`` are (newer, older) ids; pairs with an end missing from ``ids`` are ignored. A chain
     (c revises b revises a) settles in as many passes as it is long.
     """
@@ -149,6 +169,13 @@ def place_revisions(
     notes: dict[int, str] = {}
     winners: set[int] = set()
     live = [(where[n], where[o]) for n, o in pairs if n in where and o in where and n != o]
+    standing: dict[int, BlockState] = {}
+    for new, old in live:
+        since = superseded_standing(states[old], ids[new])
+        if old not in standing or net_refutations(since) > net_refutations(standing[old]):
+            standing[old] = since
+    for i, since in standing.items():  # its confirmations predate the claim: they stop counting
+        out[i] *= evidence_factor(since) / evidence_factor(states[i])
     for _ in range(len(live) + 1):
         moved = False
         for new, old in live:
@@ -163,16 +190,9 @@ def place_revisions(
                 moved = True
         if not moved:
             break
-    losers: dict[int, BlockState] = {}
     for new, old in live:
-        if correction_holds(states[new], states[old], ids[new]):
-            winners.add(new)
-            standing = since_revised(states[old], ids[new])
-            if old not in losers or net_refutations(standing) > net_refutations(losers[old]):
-                losers[old] = standing
-        else:
-            winners.add(old)
-    return Placement(out, notes, winners, losers)
+        winners.add(new if correction_holds(states[new], states[old], ids[new]) else old)
+    return Placement(out, notes, winners, standing)
 
 
 def _just_above(value: float) -> float:

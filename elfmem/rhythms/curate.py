@@ -1,6 +1,8 @@
 """Sleep: archive what has decayed or been refuted, prune weak learned edges, reinforce the top-K.
 
-Pinned and constitutional blocks are never archived. Borderline cases (unused for long, rarely
+Refuted means what recall means by it (``truth.is_refuted``: three net refutations, or more
+refutations than confirmations once five are in). Pinned and constitutional blocks are never
+archived. Borderline cases (unused for long, rarely
 reinforced, never confirmed) are reported for review instead of archived. Archival is one commit,
 so ``undo`` brings everything back.
 """
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from elfmem.block.layout import block_bytes, month_of
 from elfmem.block.model import Block
 from elfmem.index import queries
+from elfmem.retrieval import truth
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.capture import locate
@@ -23,9 +26,6 @@ from elfmem.store.notes import anchor_for_block
 
 DECAYED_BELOW = 0.05
 """Recency under which an unpinned block is archived (≈300 active hours for a standard block)."""
-REFUTED_BELOW = 0.25
-REFUTED_EVIDENCE = 2.0
-"""Confidence under 0.25 backed by at least two observations' worth of outcomes means refuted."""
 WEAK_EDGE = 0.1
 STALE_HOURS = 100.0
 
@@ -67,7 +67,7 @@ def curate(core: Core, top_k: int | None = None) -> CurateResult:
         recency = math.exp(-st.lam * st.hours_since_use)
         if _protected(row):
             continue
-        if conf < REFUTED_BELOW and beta_evidence(st.alpha, st.beta) >= REFUTED_EVIDENCE:
+        if truth.is_refuted(st):  # recall's own rule: two mistaken 0.0s must not archive a fact
             archive[row.id] = f"refuted (confidence {conf:.2f})"
         elif recency < DECAYED_BELOW:
             archive[row.id] = f"decayed (recency {recency:.3f})"

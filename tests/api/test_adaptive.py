@@ -158,6 +158,23 @@ def test_curate_archives_refuted_never_constitutional_and_undo_restores(repo: Pa
     arun(system.close())
 
 
+def test_curate_archives_only_what_recall_calls_refuted(repo: Path) -> None:
+    """Two mistaken 0.0s (a tenth of an agent's outcomes are wrong) used to archive a right
+    block at curate, where recall would still rank it: confidence 0.17 after two outcomes. Curate
+    now archives by recall's rule, so a block two refutations down stays, and is archived at the
+    third, or once its refutations outnumber its confirmations after five."""
+    system, (good, bad, other) = _memory(repo)
+    for _ in range(2):
+        arun(system.outcome([good, bad], 0.0))
+    arun(system.outcome([bad], 0.0))  # a third: refuted
+    for signal in (1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0):  # five against four
+        arun(system.outcome([other], signal))
+    result = arun(system.curate())
+    assert sorted(a["id"] for a in result.archived) == sorted([bad, other])
+    assert arun(system.show(good)).status == "active"
+    arun(system.close())
+
+
 def test_status_reports_inbox_and_suggests_dream(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
     arun(system.remember_many([{"content": f"Inbox fact {i}"} for i in range(10)]))

@@ -152,15 +152,69 @@ def test_place_revisions_moves_the_correction_just_above_and_names_it() -> None:
     )
     assert placed.scores[2] > placed.scores[0] > placed.scores[1]
     assert placed.notes == {0: "superseded by [new]"}
-    assert placed.winners == {2} and set(placed.losers) == {0}
-    assert placed.losers[0] == BlockState(alpha=0.5, beta=0.5)  # its confirmations predate it
+    assert placed.winners == {2} and set(placed.standing) == {0}
+    assert placed.standing[0] == BlockState(alpha=0.5, beta=0.5)  # its confirmations predate it
+
+
+def test_a_correction_never_rehabilitates_a_block_outcomes_had_refuted() -> None:
+    """A misleading look-alike refuted before the correction arrived: the correction restates
+    it with a reason added. Its refutations predate the correction and must still count."""
+    refuted_before = revised(confirmed=0, refuted=4, since=(0.0, 0.0))
+    placed = truth.place_revisions(
+        ["old", "new"], [0.9, 0.3], [refuted_before, state()], [("new", "old")]
+    )
+    assert placed.winners == {1}
+    assert truth.is_refuted(placed.standing[0])  # before: the prior, back in the relevant tier
+    confirmed_before = revised(confirmed=6, refuted=1, since=(0.0, 1.0))
+    standing = truth.superseded_standing(confirmed_before, "new")
+    assert standing == truth.since_revised(confirmed_before, "new")  # old confirmations stop
+
+
+def test_old_confirmations_stop_counting_once_a_correction_is_claimed_even_if_it_falls() -> None:
+    """An obsolete block confirmed for five rounds, then refuted three times since a right
+    correction that itself drew two mistaken 0.0s (so it does not hold): the old block is out,
+    not carried by the confirmations of its past. Its score counts what came since as well."""
+    obsolete = revised(confirmed=5, refuted=3, since=(0.0, 3.0))
+    correction = state(refuted=4)  # four mistaken 0.0s: it no longer holds
+    placed = truth.place_revisions(
+        ["old", "new"], [0.9, 0.5], [obsolete, correction], [("new", "old")]
+    )
+    assert placed.winners == {0}  # the claim fell, yet the old block stands on what came since
+    assert truth.is_refuted(placed.standing[0]) and not truth.is_refuted(obsolete)
+    assert placed.scores[0] == pytest.approx(
+        0.9 * truth.evidence_factor(placed.standing[0]) / truth.evidence_factor(obsolete), rel=1e-5
+    )
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.integers(0, 8), st.integers(0, 8), st.integers(0, 6), st.integers(0, 6), st.integers(0, 6)
+)
+def test_a_superseded_block_is_refuted_only_by_its_record_or_what_came_since(
+    ok_before: int, bad_before: int, ok_since: int, bad_since: int, new_bad: int
+) -> None:
+    """The fact the rule could lose: an older block that is right after all (the correction is
+    wrong), taken out because it is superseded. Hunt for an older block refuted as a loser though
+    neither its whole record nor the outcomes since the correction refute it."""
+    old = revised(
+        ok_before + ok_since, bad_before + bad_since, since=(float(ok_since), float(bad_since))
+    )
+    placed = truth.place_revisions(
+        ["old", "new"], [0.9, 0.3], [old, state(0, new_bad)], [("new", "old")]
+    )
+    if 0 not in placed.standing:
+        return
+    standing = placed.standing[0]
+    whole, since = truth.is_refuted(old), truth.is_refuted(truth.since_revised(old, "new"))
+    assert truth.is_refuted(standing) == (whole or since)
+    assert truth.net_refutations(standing) >= truth.net_refutations(old) or not whole
 
 
 def test_a_refuted_correction_falls_back_below_the_block_it_tried_to_replace() -> None:
     ids = ["old", "new"]
     placed = truth.place_revisions(ids, [0.3, 0.9], [state(), state(refuted=1)], [("new", "old")])
     assert placed.scores[0] > placed.scores[1]
-    assert "outcomes refuted" in placed.notes[1] and placed.losers == {}
+    assert "outcomes refuted" in placed.notes[1] and placed.winners == {0}
 
 
 def test_a_chain_of_corrections_settles_newest_first() -> None:
