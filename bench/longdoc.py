@@ -57,6 +57,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),
+    "score-0.1": SearchSettings(fuse_by="score", score_share=0.1),
+    "score-0.2": SearchSettings(fuse_by="score", score_share=0.2),
     "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
     "score-0.4": SearchSettings(fuse_by="score", score_share=0.4),
     "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),
