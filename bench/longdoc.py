@@ -57,6 +57,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),
+    "score-0.0": SearchSettings(fuse_by="score", score_share=0.0),
+    "score-0.05": SearchSettings(fuse_by="score", score_share=0.05),
     "score-0.1": SearchSettings(fuse_by="score", score_share=0.1),
     "score-0.2": SearchSettings(fuse_by="score", score_share=0.2),
     "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
