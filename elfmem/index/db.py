@@ -17,13 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from elfmem.errors import ElfmemError
+from elfmem.index import filelock
 from elfmem.index.blockdiff import KnownFile
 from elfmem.index.schema import ForeignDatabase, NewerSchema, migrate
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: healing races are left to sqlite's own locks
-    fcntl = None  # type: ignore[assignment]
 
 BUSY_TIMEOUT_S = 10.0
 CACHE_KIB = 65536
@@ -310,16 +306,7 @@ def _move_aside(path: Path) -> None:
         companion.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _heal_lock(path: Path) -> Iterator[None]:
+def _heal_lock(path: Path) -> contextlib.AbstractContextManager[None]:
     """Serialise open-check-heal across processes, so one process never moves aside the fresh
     file another has just rebuilt."""
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
-    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return filelock.held(path)

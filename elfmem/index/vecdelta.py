@@ -74,26 +74,21 @@ def _set_floor(conn: sqlite3.Connection, generation: int) -> None:
 
 def block_rows(conn: sqlite3.Connection, ids: Sequence[str]) -> Rows:
     """The current block vector row of each of ``ids`` that has one."""
-    out: Rows = {}
-    for part in chunks(list(ids)):
-        marks = ",".join("?" * len(part))
-        sql = (
-            "SELECT v.block_id, b.status, v.vec FROM vectors v JOIN blocks b ON b.id = v.block_id"
-            f" WHERE v.block_id IN ({marks})"
-        )
-        for block_id, status, vec in conn.execute(sql, part):
-            out[block_id] = [(status, vec)]
-    return out
+    return _rows(conn, ids, "vectors", "")
 
 
 def passage_rows(conn: sqlite3.Connection, ids: Sequence[str]) -> Rows:
     """The current passage rows of each of ``ids`` that has any, in passage order."""
+    return _rows(conn, ids, "passages", " ORDER BY t.block_id, t.ord")
+
+
+def _rows(conn: sqlite3.Connection, ids: Sequence[str], table: str, order: str) -> Rows:
     out: Rows = {}
     for part in chunks(list(ids)):
         marks = ",".join("?" * len(part))
         sql = (
-            "SELECT p.block_id, b.status, p.vec FROM passages p JOIN blocks b ON b.id = p.block_id"
-            f" WHERE p.block_id IN ({marks}) ORDER BY p.block_id, p.ord"
+            f"SELECT t.block_id, b.status, t.vec FROM {table} t JOIN blocks b ON b.id = t.block_id"
+            f" WHERE t.block_id IN ({marks}){order}"
         )
         for block_id, status, vec in conn.execute(sql, part):
             out.setdefault(block_id, []).append((status, vec))

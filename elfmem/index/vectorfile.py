@@ -15,19 +15,19 @@ It is a cache of the ``vectors`` (and ``passages``) tables: any mismatch means "
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
+
+from elfmem.index import filelock
 
 MAGIC = b"ELFMEM-VECTORS-2\n"
 ROWS_MAGIC = b"ELFMEM-VECTOR-ROWS-2\n"
@@ -160,7 +160,7 @@ def write_vector_file(path: Path, key: tuple[str, str], table: VectorTable) -> V
     statuses = [table.statuses[i] for i in live]
     file = secrets.token_hex(8)
     try:
-        with _locked(path):
+        with filelock.held(path):
             _atomic(path, lambda handle: _write_slots(handle, file, dims, table.matrix, live))
             _write_rows(path, key, file, dims, ids, statuses)
     except OSError:
@@ -185,7 +185,7 @@ def append_vector_file(
     if len(rows) and rows.shape[1] != dims:
         return None
     try:
-        with _locked(path):
+        with filelock.held(path):
             found = read_header(path)
             if found is not None and found.key == key:
                 return read_vector_file(path, key)  # another process recorded it already
@@ -202,17 +202,6 @@ def append_vector_file(
     except (OSError, ValueError):
         return None
     return None if matrix is None else VectorTable(ids, statuses, matrix, base.file)
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One writer of the pair of files at a time (other processes skip or wait briefly)."""
-    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _write_slots(
