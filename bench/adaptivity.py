@@ -65,6 +65,10 @@ class CorpusResult:
     correction_top1_later: list[float] = field(default_factory=list)
     wrong_correction_negatives: list[int] = field(default_factory=list)
     wrong_never_back: int = 0
+    record_at_bound: dict[str, int] = field(default_factory=dict)
+    """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
+    how many had taken at least as many confirmations as refutations by their bound-th negative:
+    every outcome such a block gets right is a flipped one, so its record is a right block's."""
     duplicates_collapsed: int = 0
     duplicates_total: int = 0
     distinct_archived: int = 0
@@ -133,6 +137,9 @@ async def run_corpus(
             trace.roles = {b: f"{s.name}/{role}" for s in subjects for role, b in s.ids.items()}
         wrong = {s.name: [s.ids["misleading0"], s.ids["misleading1"]] for s in subjects}
         negatives: dict[str, int] = {}
+        positives: dict[str, int] = {}
+        at_bound: dict[str, int] = {}
+        """Confirmations a block had taken when its negatives reached the bound of its kind."""
         left: set[str] = set()
         seen: set[str] = set()
         corrections: dict[str, tuple[str, str, bool]] = {}
@@ -171,10 +178,15 @@ async def run_corpus(
                             flipped.add(s.name)
                         if trace is not None:
                             trace.outcome(r, block_id, signal, flip)
+                        if signal == 1.0:
+                            positives[block_id] = positives.get(block_id, 0) + 1
                         if signal == 0.0:
                             negatives[block_id] = negatives.get(block_id, 0) + 1
                             if block_id in wrong_negatives:
                                 wrong_negatives[block_id] += 1
+                            got = wrong_negatives.get(block_id, negatives[block_id])
+                            if got == (3 if block_id in wrong_negatives else 5):
+                                at_bound.setdefault(block_id, positives.get(block_id, 0))
                         feedback.setdefault(signal, []).append(block_id)
                 for signal, block_ids in sorted(feedback.items()):  # one call per signal
                     await system.outcome(block_ids, signal, source="bench")
@@ -209,7 +221,9 @@ async def run_corpus(
                             out.negatives_to_leave["obsolete, from the start"].append(negatives[w])
                         if n > SLOW:
                             slow.append((kind, s.name, w, n))
-                _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out)
+                        if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
+                            out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
+                _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound)
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
             won_before = won_now
@@ -287,6 +301,7 @@ def _wrong_back(
     negatives: dict[str, int],
     back: set[str],
     out: CorpusResult,
+    at_bound: dict[str, int],
 ) -> None:
     if s.name not in corrections or corrections[s.name][2]:
         return
@@ -298,6 +313,8 @@ def _wrong_back(
     if below:
         back.add(new)
         out.wrong_correction_negatives.append(negatives[new])
+        if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
+            out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
 
 
 SHOW_FAILURES = False
@@ -366,6 +383,9 @@ def report(results: list[CorpusResult], rounds: int) -> None:
                 f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
                 f" over 5: {sum(1 for n in neg if n > 5)}; still in the top 5 at the end: {never})"
             )
+            if kind == "misleading":
+                balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
+                print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
     if first:
@@ -380,7 +400,9 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         print(
             f"negatives until a wrong correction fell below the block it tried to replace: "
             f"median {statistics.median(wrong)}, max {max(wrong)} "
-            f"({len(wrong)}; never: {wrong_never})"
+            f"({len(wrong)}; never: {wrong_never}; over 3: {sum(1 for n in wrong if n > 3)},"
+            f" with a right block's record at the 3rd negative:"
+            f" {sum(c.record_at_bound.get('wrong', 0) for c in results)})"
         )
     dup_t = sum(c.duplicates_total for c in results)
     dup_c = sum(c.duplicates_collapsed for c in results)
