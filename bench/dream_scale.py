@@ -37,6 +37,7 @@ from recall_bench import WORDS, sentence  # noqa: E402
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.index import vector_store  # noqa: E402
 from elfmem.index.vectorfile import FREE  # noqa: E402
+from elfmem.rhythms.results import DreamResult  # noqa: E402
 
 K = 11  # what dream asks for: 2 × edge_degree_cap + 1
 
@@ -84,6 +85,22 @@ def neighbour_recall(system: MemorySystem, samples: int = 1000) -> dict[str, obj
     return {"kind": used.kind, "recall": recall, "pairs": pairs, "ivf": ivf}
 
 
+async def timed_dream(
+    system: MemorySystem, profile: Path | None, suffix: str = ""
+) -> tuple[DreamResult, float, float]:
+    """One dream: its result, wall seconds and CPU seconds; profiled into ``profile`` + ``suffix``
+    when a profile path is given."""
+    prof = cProfile.Profile() if profile is not None else None
+    t0, c0 = time.perf_counter(), time.process_time()
+    if prof is not None:
+        prof.enable()
+    result = await system.dream()
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(f"{profile}{suffix}")
+    return result, time.perf_counter() - t0, time.process_time() - c0
+
+
 async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[str, object]:
     rng = random.Random(size)
     tmp = tempfile.mkdtemp()
@@ -96,25 +113,9 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         t0 = time.perf_counter()
         await import_blocks(system, 0, size, rng)
         import_s = time.perf_counter() - t0
-        prof = cProfile.Profile() if profile is not None else None
-        t0, c0 = time.perf_counter(), time.process_time()
-        if prof is not None:
-            prof.enable()
-        big = await system.dream()
-        if prof is not None:
-            prof.disable()
-            prof.dump_stats(str(profile))
-        dream_s, dream_cpu = time.perf_counter() - t0, time.process_time() - c0
+        big, dream_s, dream_cpu = await timed_dream(system, profile)
         await import_blocks(system, size, 100, rng)
-        prof = cProfile.Profile() if profile is not None else None
-        t0, c0 = time.perf_counter(), time.process_time()
-        if prof is not None:
-            prof.enable()
-        small = await system.dream()
-        if prof is not None:
-            prof.disable()
-            prof.dump_stats(f"{profile}.small")
-        small_s, small_cpu = time.perf_counter() - t0, time.process_time() - c0
+        small, small_s, small_cpu = await timed_dream(system, profile, ".small")
         search = neighbour_recall(system)
         await system.close()
     finally:
@@ -144,15 +145,7 @@ async def small_only(memory: Path, profile: Path | None) -> None:
     await system.recall("postgres redis cache")
     size = (await system.status()).active
     await import_blocks(system, size + 10_000_000, 100, random.Random(size))
-    prof = cProfile.Profile() if profile is not None else None
-    t0, c0 = time.perf_counter(), time.process_time()
-    if prof is not None:
-        prof.enable()
-    small = await system.dream()
-    if prof is not None:
-        prof.disable()
-        prof.dump_stats(f"{profile}.small")
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    small, wall, cpu = await timed_dream(system, profile, ".small")
     await system.close()
     print(
         f"+100 into {size:,} active: {wall:.2f} s wall, {cpu:.2f} s CPU; promoted "
