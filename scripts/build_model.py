@@ -38,6 +38,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 # Must be set before transformers / huggingface_hub are imported: they read it once at import.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -102,54 +103,61 @@ def distill_into(staging: Path, pca_dims: int | None, dtype: str) -> None:
     model.save_pretrained(staging)
 
 
-def build_grid(out: Path) -> None:
-    """Write every candidate of GRID_PCA x GRID_DTYPES under `out`, from one forward pass."""
-    from model2vec import StaticModel
+def _forward_pass() -> Any:
+    """The source model distilled once, without PCA, weighting or quantisation: every grid
+    candidate is derived from its vectors."""
     from model2vec.distill import distill
-    from model2vec.distill.inference import apply_pca, compute_weights
 
-    base = distill(
+    return distill(
         model_name=str(source_folder()),
         pca_dims=None,
         sif_coefficient=None,
         quantize_to="float32",
         device="cpu",
     )
+
+
+def _write_candidate(
+    base: Any, vectors: Any, pca_dims: int | None, sif: float, dtype: str, target: Path
+) -> None:
+    """Save ``vectors`` with ``base``'s tokenizer as a static model in ``target``; report it."""
+    from model2vec import StaticModel
+
+    config = {**base.config, "apply_pca": pca_dims, "sif_coefficient": sif}
+    config["hidden_dim"] = vectors.shape[1]
+    model = StaticModel(
+        vectors=vectors,
+        tokenizer=base.tokenizer,
+        config=config,
+        normalize=True,
+        base_model_name=base.base_model_name,
+    )
+    with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
+        model.save_pretrained(Path(tmp))
+        install(Path(tmp), target)
+    report(target, pca_dims, dtype)
+
+
+def build_grid(out: Path) -> None:
+    """Write every candidate of GRID_PCA x GRID_DTYPES under `out`, from one forward pass."""
+    from model2vec.distill.inference import apply_pca, compute_weights
+
+    base = _forward_pass()
     raw = base.embedding
     for pca_dims in GRID_PCA:
         reduced = apply_pca(raw, pca_dims)
         weighted = reduced * compute_weights(len(reduced), sif_coefficient=SIF_COEFFICIENT)[:, None]
         for dtype in GRID_DTYPES:
-            config = {**base.config, "apply_pca": pca_dims, "sif_coefficient": SIF_COEFFICIENT}
-            config["hidden_dim"] = weighted.shape[1]
-            model = StaticModel(
-                vectors=weighted.astype(dtype),
-                tokenizer=base.tokenizer,
-                config=config,
-                normalize=True,
-                base_model_name=base.base_model_name,
-            )
             target = out / f"pca{pca_dims or 'none'}-{dtype}"
-            with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
-                model.save_pretrained(Path(tmp))
-                install(Path(tmp), target)
-            report(target, pca_dims, dtype)
+            _write_candidate(base, weighted.astype(dtype), pca_dims, SIF_COEFFICIENT, dtype, target)
 
 
 def build_wide_grid(out: Path) -> None:
     """Write every candidate of WIDE_GRID under `out`, from one forward pass."""
-    from model2vec import StaticModel
-    from model2vec.distill import distill
     from model2vec.distill.inference import apply_pca, compute_weights
     from model2vec.quantization import DType, quantize_embeddings
 
-    base = distill(
-        model_name=str(source_folder()),
-        pca_dims=None,
-        sif_coefficient=None,
-        quantize_to="float32",
-        device="cpu",
-    )
+    base = _forward_pass()
     raw = base.embedding
     for pca_dims, centre, sif, dtype in WIDE_GRID:
         name = f"pca{pca_dims or 'none'}{'-centred' if centre else ''}-sif{sif:g}-{dtype}"
@@ -159,19 +167,8 @@ def build_wide_grid(out: Path) -> None:
         weighted = reduced * compute_weights(len(reduced), sif_coefficient=sif)[:, None]
         if centre:
             weighted = weighted - weighted.mean(axis=0, keepdims=True)
-        config = {**base.config, "apply_pca": pca_dims, "sif_coefficient": sif}
-        config["hidden_dim"] = weighted.shape[1]
-        model = StaticModel(
-            vectors=quantize_embeddings(weighted.astype("float32"), DType(dtype)),
-            tokenizer=base.tokenizer,
-            config=config,
-            normalize=True,
-            base_model_name=base.base_model_name,
-        )
-        with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
-            model.save_pretrained(Path(tmp))
-            install(Path(tmp), out / name)
-        report(out / name, pca_dims, dtype)
+        vectors = quantize_embeddings(weighted.astype("float32"), DType(dtype))
+        _write_candidate(base, vectors, pca_dims, sif, dtype, out / name)
 
 
 def install(staging: Path, out: Path) -> None:
