@@ -204,8 +204,9 @@ async def elfmem_rows(
     for share in shares:
         search.PASSAGE_MEAN_SHARE = share
         for variant in variants:
-            rows = []
+            rows, spent = [], []
             for q in questions:
+                t0 = time.process_time()
                 res = recall_mod.frame(
                     core,
                     "attention",
@@ -214,10 +215,17 @@ async def elfmem_rows(
                     reinforce=False,
                     settings=VARIANTS[variant],
                 )
+                spent.append(time.process_time() - t0)
                 ranked = [by_content[b.content] for b in res.ranked if b.content in by_content]
                 rows.append({**q, "ranked": ranked[:10], **metrics(ranked, set(q["gold"]))})
             suffix = "" if variant == "default" else f" {variant}"
             out[f"share {share:g}{suffix}"] = rows
+            spent.sort()
+            print(
+                f"  ({variant}: recall CPU ms p50 {1000 * spent[len(spent) // 2]:.1f},"
+                f" p95 {1000 * spent[int(len(spent) * 0.95)]:.1f})",
+                flush=True,
+            )
     await system.close()
     return out
 
