@@ -115,9 +115,9 @@ def test_no_lexical_hit_is_lost_and_only_word_weights_change(hits: TermHits) -> 
     # a block's score is its FTS5 parts, each scaled by its word's IDF ratio: nothing else moves
     for block_id, score in scores.items():
         expected = sum(
-            parts[block_id] / fts_idf(hits.holding[t], hits.rows) * smooth_idf(
-                hits.holding[t], hits.rows
-            )
+            parts[block_id]
+            / fts_idf(hits.holding[t], hits.rows)
+            * smooth_idf(hits.holding[t], hits.rows)
             for t, parts in hits.parts.items()
             if block_id in parts
         )
