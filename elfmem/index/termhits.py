@@ -2,10 +2,10 @@
 
 FTS5's ``bm25()`` sums one term per query word, each weighted by an IDF of
 ln((N − n + ½) / (n + ½)) that it floors at 10⁻⁶: a word held by more than half of the blocks
-counts for nothing. Among long documents most everyday words are in more than half of them (in a
-memory of whole conversation sessions, "kids" or "like" are), so a question's words drop out of
-the score one by one as documents grow. These per-word parts let the retrieval layer weigh the
-words again with an IDF that never reaches zero (``fusechoice.smoothed_lexical``); the parts
+counts for nothing. Among long documents many everyday words are in more than half of them (of 58
+blocks of 5-10 KB of conversation, "like" is in 57 and "family" in 33), so a question's words drop
+out of the score one by one as documents grow. These per-word parts let the retrieval layer weigh
+the words again with an IDF that never reaches zero (``fusechoice.smoothed_lexical``); the parts
 themselves (term frequency, saturation, length normalisation) stay FTS5's.
 """
 
