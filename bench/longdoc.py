@@ -57,17 +57,17 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),
-    "score-0.0": SearchSettings(fuse_by="score", score_share=0.0),
-    "score-0.05": SearchSettings(fuse_by="score", score_share=0.05),
-    "score-0.1": SearchSettings(fuse_by="score", score_share=0.1),
-    "score-0.2": SearchSettings(fuse_by="score", score_share=0.2),
-    "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
-    "score-0.4": SearchSettings(fuse_by="score", score_share=0.4),
-    "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),
-    "score-0.6": SearchSettings(fuse_by="score", score_share=0.6),
-    "score-0.7": SearchSettings(fuse_by="score", score_share=0.7),
+    **{
+        f"{name}-{share:g}": SearchSettings(fuse_by="score", score_share=share, score_idf=idf)
+        for name, idf in (("score", "smooth"), ("fts", "fts"))
+        for share in (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+    },
 }
-"""Diagnostic settings beside the product's defaults (``--variant``)."""
+"""Diagnostic settings beside the product's defaults (``--variant``). ``score-X``: score fusion
+with lexical share X and the smoothed IDF (the product's long-document path); ``fts-X``: the same
+with FTS5's own IDF (the product before "Words that every long document holds")."""
+TUNED = ("score-", "fts-")
+"""Variants that take part in the held-out choice beside the default; the rest are diagnostics."""
 OFF = 10**9
 """A passage size no block reaches: every block is one passage (the behaviour before passages)."""
 
@@ -204,8 +204,9 @@ async def elfmem_rows(
     for share in shares:
         search.PASSAGE_MEAN_SHARE = share
         for variant in variants:
-            rows = []
+            rows, spent = [], []
             for q in questions:
+                t0 = time.process_time()
                 res = recall_mod.frame(
                     core,
                     "attention",
@@ -214,10 +215,17 @@ async def elfmem_rows(
                     reinforce=False,
                     settings=VARIANTS[variant],
                 )
+                spent.append(time.process_time() - t0)
                 ranked = [by_content[b.content] for b in res.ranked if b.content in by_content]
                 rows.append({**q, "ranked": ranked[:10], **metrics(ranked, set(q["gold"]))})
             suffix = "" if variant == "default" else f" {variant}"
             out[f"share {share:g}{suffix}"] = rows
+            spent.sort()
+            print(
+                f"  ({variant}: recall CPU ms p50 {1000 * spent[len(spent) // 2]:.1f},"
+                f" p95 {1000 * spent[int(len(spent) * 0.95)]:.1f})",
+                flush=True,
+            )
     await system.close()
     return out
 
@@ -227,7 +235,11 @@ def mean(rows: list[dict[str, Any]], metric: str) -> float:
 
 
 def held_out(settings: dict[str, list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Leave one conversation out: the setting best on the other four scores the fifth."""
+    """Leave one conversation out: the setting best on the other four scores the fifth.
+
+    A row's setting name may carry its form (``joint_held_out``): then one choice per fold is
+    made over every form's rows, as the product has one constant for all of them.
+    """
     convs = sorted({r["conv"] for rows in settings.values() for r in rows})
     chosen, picks = [], []
     for conv in convs:
@@ -242,6 +254,30 @@ def held_out(settings: dict[str, list[dict[str, Any]]]) -> tuple[list[dict[str, 
     return chosen, picks
 
 
+def joint_held_out(per_form: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    """Held out with one setting per fold for all forms together (the product has one)."""
+    names = set.intersection(*(set(s) for s in per_form.values()))
+    pooled = {n: [r for s in per_form.values() for r in s[n]] for n in names}
+    if len(pooled) < 2:
+        return
+    chosen, picks = held_out(pooled)
+    print("\n## held out over both forms, one setting per fold")
+    print("  picks: " + "; ".join(picks))
+    for form in per_form:
+        rows = [r for r in chosen if r["form"] == form]
+        print(f"{form:<8} " + " ".join(f"{m} {mean(rows, m):.3f}" for m in METRICS))
+        print("         " + by_gold(rows))
+
+
+def by_gold(rows: list[dict[str, Any]]) -> str:
+    """recall_all@5 of the questions with 1, 2 and 3 or more gold blocks."""
+    parts = []
+    for label, test in (("1", 1), ("2", 2), ("3+", 3)):
+        some = [r for r in rows if min(len(r["gold"]), 3) == test]
+        parts.append(f"gold {label}: n {len(some)} all@5 {mean(some, 'all@5'):.3f}")
+    return "; ".join(parts)
+
+
 def table(results: dict[str, list[dict[str, Any]]]) -> str:
     head = f"{'method':<34} {'n':>4} " + " ".join(f"{m:>8}" for m in METRICS)
     lines = [head]
@@ -252,7 +288,10 @@ def table(results: dict[str, list[dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-async def run_form(data: list[dict[str, Any]], form: str, args: argparse.Namespace) -> None:
+async def run_form(
+    data: list[dict[str, Any]], form: str, args: argparse.Namespace
+) -> dict[str, list[dict[str, Any]]]:
+    """Run, print and save one form; returns its tuned settings' rows (for the joint choice)."""
     blocks, questions = corpus(data, form)
     sizes = [len(b["text"]) for b in blocks]
     print(
@@ -271,7 +310,7 @@ async def run_form(data: list[dict[str, Any]], form: str, args: argparse.Namespa
         print(f"  (size {label}: {time.perf_counter() - t0:.0f} s)", flush=True)
     set_passages(PASSAGE_CHARS, PASSAGE_OVERLAP)
     results = {"bm25 (rank-bm25 Okapi)": bm25_rows(blocks, questions)}
-    diagnostic = [v for v in VARIANTS if v != "default" and not v.startswith("score-")]
+    diagnostic = [v for v in VARIANTS if v != "default" and not v.startswith(TUNED)]
     tuned = {k: v for k, v in settings.items() if not any(k.endswith(" " + x) for x in diagnostic)}
     if len(tuned) > 1:
         chosen, picks = held_out(tuned)
@@ -279,12 +318,16 @@ async def run_form(data: list[dict[str, Any]], form: str, args: argparse.Namespa
         print("  held-out picks: " + "; ".join(picks))
     results.update({f"elfmem {k}": v for k, v in settings.items()})
     print(table(results))
+    for name in ("bm25 (rank-bm25 Okapi)", "elfmem (held-out)"):
+        if name in results:
+            print(f"  {name}: {by_gold(results[name])}")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("a") as fh:
             for name, rows in results.items():
                 for r in rows:
                     fh.write(json.dumps({"form": form, "method": name, **r}) + "\n")
+    return {k: [{**r, "form": form} for r in v] for k, v in tuned.items()}
 
 
 async def main() -> None:
@@ -309,8 +352,11 @@ async def main() -> None:
     data = json.loads(args.data.read_text())
     if args.out and args.out.exists():
         args.out.unlink()
+    per_form = {}
     for form in args.form or ["session", "joined"]:
-        await run_form(data, form, args)
+        per_form[form] = await run_form(data, form, args)
+    if len(per_form) > 1:
+        joint_held_out(per_form)
 
 
 if __name__ == "__main__":

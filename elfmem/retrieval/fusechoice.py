@@ -5,20 +5,32 @@ next one of the same conversation), and rank fusion throws that lead away; among
 scores are near-ties and ranks are the steadier evidence. ``auto`` lets the lexical search's top
 hits decide, so a memory of facts and turns ranks exactly as it did before long documents
 (docs/benchmarks.md, "Long documents").
+
+Score fusion also re-weighs bm25's words (``smoothed_lexical``): FTS5 gives a word held by more
+than half of the blocks no weight at all, and among long documents many of a question's words are
+(a fifth of the benchmark questions' words, over blocks of 5-10 KB). A block that only such a word
+brings is still found only if the lexical or the dense search returned it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from elfmem.errors import InvalidInput
-from elfmem.index import IndexDB, queries
+from elfmem.index import FieldWeights, IndexDB, queries
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
+from elfmem.index.termhits import TermHits, fts_idf, term_hits
 from elfmem.retrieval import fusion
 
 FUSE_BY = ("auto", "rrf", "score")
 LONG_VOTE = 10
 """How many of the lexical search's top hits decide between rank and score fusion."""
+IDF_KINDS = ("smooth", "fts")
+"""The IDF score fusion's bm25 uses: ``smooth``, ln(1 + (N − n + ½)/(n + ½)), which every word
+keeps (Lucene's form), or ``fts``, FTS5's own, zero past half of the blocks. Chosen by
+leave-one-conversation-out on the long-document benchmark (docs/benchmarks.md, "Long documents",
+"Words that every long document holds")."""
 
 
 def similarity(
@@ -29,19 +41,53 @@ def similarity(
     dense: Mapping[str, float],
     rrf: tuple[float, Sequence[float]],
     share: float,
+    *,
+    query: str = "",
+    field_weights: FieldWeights | None = None,
+    idf: str = "smooth",
 ) -> dict[str, float]:
     """The similarity signal per candidate (``fusion.query_similarity``) by the chosen fusion.
 
-    ``lexical`` maps the bm25 hits, best first, to their scores; ``rrf`` is (k, weights).
+    ``lexical`` maps the bm25 hits, best first, to their scores; ``rrf`` is (k, weights). With
+    score fusion and ``idf`` smooth, the candidates' bm25 is recomputed word by word for
+    ``query`` (searched with ``field_weights``), so a candidate that holds a query word the
+    lexical search did not rank still gets its share.
     """
     if fuse_by not in FUSE_BY:
         raise InvalidInput(f"unknown fusion {fuse_by!r}", "Use auto, rrf or score.")
+    if idf not in IDF_KINDS:
+        raise InvalidInput(f"unknown IDF {idf!r}", "Use smooth or fts.")
     ranking = list(lexical)
     if fuse_by == "auto":
         fuse_by = "score" if mostly_long(db, ranking[:LONG_VOTE]) else "rrf"
     k, weights = rrf
-    scored = share if fuse_by == "score" else None
-    return fusion.query_similarity(candidates, ranking, dense, k, list(weights), lexical, scored)
+    if fuse_by == "rrf":
+        return fusion.query_similarity(candidates, ranking, dense, k, list(weights))
+    if idf == "smooth" and query and ranking:
+        lexical = smoothed_lexical(term_hits(db, query, list(candidates), field_weights))
+        ranking = list(lexical)
+    return fusion.query_similarity(candidates, ranking, dense, k, list(weights), lexical, share)
+
+
+def smooth_idf(holding: int, rows: int) -> float:
+    """ln(1 + (N − n + ½)/(n + ½)): positive for every word, however many blocks hold it."""
+    return math.log(1.0 + (rows - holding + 0.5) / (holding + 0.5))
+
+
+def smoothed_lexical(hits: TermHits) -> dict[str, float]:
+    """Each block's bm25 with every word's FTS5 IDF swapped for ``smooth_idf``; best first.
+
+    A block holding any query word scores above zero, so it is never lost as a lexical hit.
+    """
+    scores: dict[str, float] = {}
+    for term, parts in hits.parts.items():
+        n = hits.holding.get(term, 0)
+        if not n or not parts:
+            continue
+        ratio = smooth_idf(n, hits.rows) / fts_idf(n, hits.rows)
+        for block_id, part in parts.items():
+            scores[block_id] = scores.get(block_id, 0.0) + part * ratio
+    return dict(sorted(scores.items(), key=lambda item: (-item[1], item[0])))
 
 
 def mostly_long(db: IndexDB, ids: Sequence[str]) -> bool:

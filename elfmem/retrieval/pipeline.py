@@ -64,6 +64,8 @@ class SearchSettings:
     (``fusechoice``)."""
     score_share: float = fusion.LEXICAL_SHARE
     """Lexical share of score fusion (``fusion.score_fusion``)."""
+    score_idf: str = "smooth"
+    """IDF of score fusion's bm25: ``smooth`` or FTS5's own, ``fts`` (``fusechoice.IDF_KINDS``)."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
     expand_from: int = 10
@@ -223,6 +225,9 @@ def run_frame(
             pool.dense,
             (s.rrf_k, s.fusion_weights),
             s.score_share,
+            query=query or "",
+            field_weights=s.field_weights,
+            idf=s.score_idf,
         )
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")

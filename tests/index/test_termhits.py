@@ -1,0 +1,125 @@
+"""Per-word bm25 parts (``index/termhits.py``) and the smoothed IDF that score fusion weighs them
+with (``retrieval/fusechoice.py``): FTS5 gives a word held by more than half of the blocks no
+weight, and among long documents that is most of a question's words (issue 15)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from index_support import HashModel, bid, block_text, memory_file, source_with
+
+from elfmem.errors import InvalidInput
+from elfmem.index import EmbeddingCache, FieldWeights, IndexDB, lexical, sync
+from elfmem.index.termhits import FTS_IDF_FLOOR, TermHits, fts_idf, query_terms, term_hits
+from elfmem.retrieval.fusechoice import similarity, smooth_idf, smoothed_lexical
+
+NOTES = "notes/knowledge/2026-01.md"
+TEXTS = [
+    "The kids love the dinosaur exhibit and the kids want to go back to the museum",
+    "We took the kids to the beach and the kids built a castle",
+    "The kids painted pots at the pottery class, then the kids took their pots home to dry",
+    "The harbour ferry runs late in winter, and the tide tables change",
+    "Pottery class meets on Tuesdays",
+]
+
+
+@pytest.fixture
+def indexed(db: IndexDB, cache: EmbeddingCache) -> IndexDB:
+    blocks = [block_text(bid(n), text, cue="a note") for n, text in enumerate(TEXTS)]
+    sync(db, source_with({NOTES: memory_file(*blocks)}), HashModel(), cache=cache)
+    return db
+
+
+def test_the_parts_of_a_block_sum_to_its_bm25(indexed: IndexDB) -> None:
+    query = "kids dinosaur pottery museum"
+    weights = FieldWeights(content=1.0, cue=2.0, tags=0.5)
+    scores = dict(lexical(indexed, query, 10, weights=weights))
+    hits = term_hits(indexed, query, sorted(scores), weights)
+    assert hits.rows == len(TEXTS)
+    assert hits.holding == {"kids": 3, "dinosaur": 1, "pottery": 2, "museum": 1}
+    for block_id, score in scores.items():
+        summed = sum(parts.get(block_id, 0.0) for parts in hits.parts.values())
+        assert summed == pytest.approx(score, rel=1e-9)
+    # only the asked-for blocks get parts; the row counts are the whole index's
+    one = term_hits(indexed, query, [bid(3)], weights)
+    assert one.holding == hits.holding and all(not p for p in one.parts.values())
+
+
+def test_a_word_in_most_blocks_counts_again(indexed: IndexDB) -> None:
+    # "kids" is in 3 of 5 blocks: FTS5's IDF for it is floored to 1e-6, so by bm25 alone the
+    # pottery class block (one rare word) beats the block that is all about the kids and pottery
+    query = "kids pottery"
+    fts = [i for i, _ in lexical(indexed, query, 10)]
+    assert fts[0] == bid(4)
+    smoothed = list(smoothed_lexical(term_hits(indexed, query, fts)))
+    assert smoothed[0] == bid(2)
+    assert set(smoothed) == set(fts)
+
+
+def test_similarity_takes_the_idf_it_is_told(indexed: IndexDB) -> None:
+    query = "kids pottery"
+    hits = dict(lexical(indexed, query, 10))
+    args = (indexed, "score", list(hits), hits, {}, (10.0, (1.0, 0.7)), 1.0)
+    smooth = similarity(*args, query=query)
+    fts = similarity(*args, query=query, idf="fts")
+    assert max(smooth, key=lambda i: smooth[i]) == bid(2)
+    assert max(fts, key=lambda i: fts[i]) == bid(4)
+    # rank fusion is left exactly as it was
+    rrf = (indexed, "rrf", list(hits), hits, {}, (10.0, (1.0, 0.7)), 1.0)
+    assert similarity(*rrf, query=query) == similarity(*rrf, query=query, idf="fts")
+    with pytest.raises(InvalidInput, match="unknown IDF"):
+        similarity(*args, query=query, idf="lucene")
+
+
+def test_query_terms_are_the_words_lexical_searches_for() -> None:
+    assert query_terms('What do "Melanie\'s" kids like?') == ["melanie", "kids", "like"]
+    assert query_terms("the and of") == []
+
+
+def test_fts_idf_is_floored_past_half_and_smooth_idf_never_is() -> None:
+    assert fts_idf(3, 5) == FTS_IDF_FLOOR
+    assert fts_idf(1, 5) == pytest.approx(math.log(4.5 / 1.5))
+    values = [smooth_idf(n, 100) for n in range(1, 101)]
+    assert all(v > 0 for v in values)
+    assert values == sorted(values, reverse=True)
+
+
+@st.composite
+def term_hit_sets(draw: st.DrawFn) -> TermHits:
+    rows = draw(st.integers(min_value=1, max_value=200))
+    blocks = [bid(n) for n in range(min(rows, 12))]
+    hits = TermHits(rows)
+    for t in range(draw(st.integers(min_value=1, max_value=5))):
+        holders = draw(st.lists(st.sampled_from(blocks), unique=True, max_size=len(blocks)))
+        n = draw(st.integers(min_value=max(1, len(holders)), max_value=rows))
+        hits.holding[f"w{t}"] = n
+        idf = fts_idf(n, rows)
+        hits.parts[f"w{t}"] = {
+            b: idf * draw(st.floats(min_value=0.05, max_value=3.0)) for b in holders
+        }
+    return hits
+
+
+@settings(max_examples=300, deadline=None)
+@given(term_hit_sets())
+def test_no_lexical_hit_is_lost_and_only_word_weights_change(hits: TermHits) -> None:
+    scores = smoothed_lexical(hits)
+    holders = {b for parts in hits.parts.values() for b in parts}
+    # every block that holds a query word keeps a positive lexical score: the rule re-weighs
+    # words, it never drops a block from the lexical hits (nor adds one that holds none)
+    assert set(scores) == holders
+    assert all(s > 0 for s in scores.values())
+    # a block's score is its FTS5 parts, each scaled by its word's IDF ratio: nothing else moves
+    for block_id, score in scores.items():
+        expected = sum(
+            parts[block_id]
+            / fts_idf(hits.holding[t], hits.rows)
+            * smooth_idf(hits.holding[t], hits.rows)
+            for t, parts in hits.parts.items()
+            if block_id in parts
+        )
+        assert score == pytest.approx(expected, rel=1e-9)
+    assert list(scores.values()) == sorted(scores.values(), reverse=True)
