@@ -26,8 +26,8 @@ from elfmem.index.calibration import Cuts
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import dates, decay, feedback, fusechoice, fusion, mmr, ranking, signals
-from elfmem.retrieval.feedback import FEEDBACK, FEEDBACK_DEPTH
+from elfmem.retrieval import dates, decay, dense_query, fusechoice, fusion, mmr, ranking, signals
+from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.ranking import Ranked
 from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
@@ -80,10 +80,10 @@ class SearchSettings:
     today: date | None = None
     """Where "yesterday" or "last week" count from; None: today (UTC)."""
     dense_clean: bool = False
-    """Embed the query without its stop words (``feedback.dense_text``)."""
-    feedback: float = FEEDBACK
-    """Weight of the first pass's top blocks in a second dense search (``feedback``); 0: off."""
-    feedback_depth: int = FEEDBACK_DEPTH
+    """Embed the query without its stop words (``dense_query.dense_text``)."""
+    dense_feedback: float = FEEDBACK
+    """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
+    dense_feedback_depth: int = FEEDBACK_DEPTH
     """How many of the first pass's best-ranked blocks that second search moves toward."""
 
 
@@ -154,7 +154,7 @@ def _seed(
         hits = lexical(db, query, s.seeds + extra, statuses, s.field_weights)
     else:  # the lexical search runs in a thread while the query is embedded and matched
         lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
-        pool.query_vec = embed(feedback.dense_text(query) if s.dense_clean else query)
+        pool.query_vec = embed(dense_query.dense_text(query) if s.dense_clean else query)
         pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
@@ -195,13 +195,13 @@ def _feedback(
     db: IndexDB, pool: _Pool, sims: dict[str, float], f: _Filters, s: SearchSettings
 ) -> dict[str, float]:
     """Fused similarity after a second dense search moved toward the first pass's top blocks."""
-    if s.feedback <= 0 or pool.query_vec is None or s.feedback_depth <= 0:
+    if s.dense_feedback <= 0 or pool.query_vec is None or s.dense_feedback_depth <= 0:
         return sims
-    best = sorted(sims, key=lambda b: -sims[b])[: s.feedback_depth]
+    best = sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth]
     vectors = vector_store(db).vectors_for(best)
     if not vectors:
         return sims
-    moved = feedback.feedback_vector(pool.query_vec, list(vectors.values()), s.feedback)
+    moved = dense_query.feedback_vector(pool.query_vec, list(vectors.values()), s.dense_feedback)
     found = _dense(db, moved, f, s)
     # a block the query itself found keeps bearing on it: feedback reorders and adds, never drops
     kept = {b: v for b, v in vector_store(db).vectors_for(pool.dense).items() if b not in found}

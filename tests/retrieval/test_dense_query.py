@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elfmem.errors import InvalidInput
-from elfmem.retrieval.feedback import dense_text, feedback_vector
+from elfmem.retrieval.dense_query import dense_text, feedback_vector
 
 
 def test_dense_text_drops_question_words_and_keeps_the_subject() -> None:

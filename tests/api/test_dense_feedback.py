@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elfmem.api import MemorySystem
+from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.pipeline import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 from tests.conftest import arun
@@ -36,14 +37,19 @@ def _ids(system: MemorySystem, query: str, s: SearchSettings) -> list[str]:
     return [b.id for b in result.ranked]
 
 
-def test_feedback_is_off_by_default_and_keeps_what_it_found_when_on(repo: Path) -> None:
+def test_feedback_is_on_by_default_and_weight_zero_turns_it_off(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
     arun(system.remember_many([{"content": t} for t in TURNS]))
     arun(system.dream(max_blocks=40, no_llm=True))
+    assert (SearchSettings().dense_feedback, SearchSettings().dense_feedback_depth) == (
+        FEEDBACK,
+        FEEDBACK_DEPTH,
+    )
+    assert FEEDBACK > 0
     query = "How does Melanie relax?"
-    assert _ids(system, query, SearchSettings()) == _ids(system, query, SearchSettings(feedback=0))
-    moved = _ids(system, query, SearchSettings(feedback=2.0, feedback_depth=1))
-    assert set(_ids(system, query, SearchSettings())) <= set(moved)
+    off = _ids(system, query, SearchSettings(dense_feedback=0))
+    assert off == _ids(system, query, SearchSettings(dense_feedback_depth=0))
+    assert set(off) <= set(_ids(system, query, SearchSettings()))
     arun(system.close())
 
 
@@ -64,8 +70,9 @@ def test_feedback_never_drops_a_block_that_bears_on_the_query(repo: Path) -> Non
         st.integers(1, 4),
     )
     def check(query: str, weight: float, depth: int) -> None:
-        plain = _ids(system, query, SearchSettings(seeds=3))
-        fed = _ids(system, query, SearchSettings(seeds=3, feedback=weight, feedback_depth=depth))
+        plain = _ids(system, query, SearchSettings(seeds=3, dense_feedback=0))
+        fed_settings = SearchSettings(seeds=3, dense_feedback=weight, dense_feedback_depth=depth)
+        fed = _ids(system, query, fed_settings)
         assert set(plain) <= set(fed), (query, set(plain) - set(fed))
 
     try:
