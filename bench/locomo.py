@@ -66,17 +66,15 @@ VARIANTS: dict[str, SearchSettings] = {
     "score-0.6": SearchSettings(fuse_by="score", score_share=0.6),
     "score-0.7": SearchSettings(fuse_by="score", score_share=0.7),
     "clean": SearchSettings(dense_clean=True),
-    "fb-0.3-d1": SearchSettings(dense_feedback=0.3, dense_feedback_depth=1),
-    "fb-0.6-d1": SearchSettings(dense_feedback=0.6, dense_feedback_depth=1),
-    "fb-0.9-d1": SearchSettings(dense_feedback=0.9, dense_feedback_depth=1),
+    "fb-0.6": SearchSettings(dense_feedback=0.6),
+    "fb-0.9": SearchSettings(dense_feedback=0.9),
     "fb-0.6-d2": SearchSettings(dense_feedback=0.6, dense_feedback_depth=2),
     "inherit-0": SearchSettings(inherit=0.0),
-    "inherit-0.8": SearchSettings(inherit=0.8),
     "expand-20": SearchSettings(expand_from=20),
+    "seeds-100": SearchSettings(seeds=100),
     "cue-1": SearchSettings(field_weights=FieldWeights(cue=1.0)),
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "before-feedback": SearchSettings(dense_feedback=0.0, field_weights=FieldWeights(cue=1.0)),
-    "seeds-100": SearchSettings(seeds=100),
 }
 
 GRID: dict[str, tuple[Any, ...]] = {
