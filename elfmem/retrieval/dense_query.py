@@ -15,7 +15,7 @@ measured worse (docs/benchmarks.md, "Dense feedback").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -69,3 +69,27 @@ def feedback_vector(query: Vector, top: Sequence[Vector], weight: float) -> Vect
     moved = q / q_norm + weight * mean / m_norm
     norm = float(np.linalg.norm(moved))
     return (moved / norm).astype(np.float32) if norm > 0 else q
+
+
+def second_search(
+    query: Vector,
+    first: Mapping[str, float],
+    best: Sequence[str],
+    weight: float,
+    vectors_for: Callable[[Iterable[str]], Mapping[str, Vector]],
+    search: Callable[[Vector], dict[str, float]],
+) -> dict[str, float] | None:
+    """The dense hits of ``search`` with ``query`` moved toward the vectors of ``best``, best first.
+
+    Every hit of the first search (``first``) is kept, scored by its cosine with the moved
+    vector: feedback reorders the dense ranking and adds to it, it never drops a block. None when
+    no vector of ``best`` is known (nothing to move toward).
+    """
+    top = vectors_for(best)
+    if not top:
+        return None
+    moved = feedback_vector(query, list(top.values()), weight)
+    found = search(moved)
+    missing = [b for b in first if b not in found]
+    found.update({b: float(v @ moved) for b, v in vectors_for(missing).items()})
+    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))

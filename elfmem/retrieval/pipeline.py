@@ -194,19 +194,20 @@ def _fuse(db: IndexDB, pool: _Pool, s: SearchSettings) -> dict[str, float]:
 def _feedback(
     db: IndexDB, pool: _Pool, sims: dict[str, float], f: _Filters, s: SearchSettings
 ) -> dict[str, float]:
-    """Fused similarity after a second dense search moved toward the first pass's top blocks."""
+    """Fused similarity after the dense search ran again, moved toward the first pass's top."""
     if s.dense_feedback <= 0 or pool.query_vec is None or s.dense_feedback_depth <= 0:
         return sims
-    best = sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth]
-    vectors = vector_store(db).vectors_for(best)
-    if not vectors:
+    found = dense_query.second_search(
+        pool.query_vec,
+        pool.dense,
+        sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth],
+        s.dense_feedback,
+        vector_store(db).vectors_for,
+        lambda vec: _dense(db, vec, f, s),
+    )
+    if found is None:
         return sims
-    moved = dense_query.feedback_vector(pool.query_vec, list(vectors.values()), s.dense_feedback)
-    found = _dense(db, moved, f, s)
-    # a block the query itself found keeps bearing on it: feedback reorders and adds, never drops
-    kept = {b: v for b, v in vector_store(db).vectors_for(pool.dense).items() if b not in found}
-    found.update({b: float(v @ moved) for b, v in kept.items()})
-    pool.dense = dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+    pool.dense = found
     pool.add(pool.dense, "search")
     return _fuse(db, pool, s)
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elfmem.errors import InvalidInput
-from elfmem.retrieval.dense_query import dense_text, feedback_vector
+from elfmem.retrieval.dense_query import dense_text, feedback_vector, second_search
 
 
 def test_dense_text_drops_question_words_and_keeps_the_subject() -> None:
@@ -67,3 +67,24 @@ def test_the_moved_query_stays_within_the_angle_its_weight_allows(
     moved = feedback_vector(query, [_unit(v) for v in top], weight)
     assert float(np.linalg.norm(moved)) == pytest.approx(1.0, abs=1e-5)
     assert float(moved @ query) >= np.sqrt(1.0 - weight * weight) - 1e-4
+
+
+def test_second_search_keeps_every_first_hit_scored_against_the_moved_vector() -> None:
+    vecs = {"a": _unit([1.0, 0.0]), "b": _unit([1.0, 1.0]), "c": _unit([0.0, 1.0])}
+
+    def vectors_for(ids):  # type: ignore[no-untyped-def]
+        return {i: vecs[i] for i in ids if i in vecs}
+
+    searched = []
+
+    def search(vec):  # type: ignore[no-untyped-def]
+        searched.append(vec)
+        return {"c": float(vecs["c"] @ vec)}  # the second search alone has lost "a"
+
+    query = _unit([1.0, 0.0])
+    got = second_search(query, {"a": 1.0}, ["c"], 1.0, vectors_for, search)
+    moved = searched[0]
+    assert moved == pytest.approx(_unit([1.0, 1.0]), abs=1e-6)
+    assert got == pytest.approx({"a": float(vecs["a"] @ moved), "c": float(vecs["c"] @ moved)})
+    assert list(got) == sorted(got, key=lambda b: (-got[b], b))  # best first, ties by id
+    assert second_search(query, {"a": 1.0}, ["unknown"], 1.0, vectors_for, search) is None
