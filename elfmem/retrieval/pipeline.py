@@ -26,7 +26,8 @@ from elfmem.index.calibration import Cuts
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import dates, decay, fusechoice, fusion, mmr, ranking, signals
+from elfmem.retrieval import dates, decay, dense_query, fusechoice, fusion, mmr, ranking, signals
+from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.ranking import Ranked
 from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
@@ -80,6 +81,12 @@ class SearchSettings:
     time_boost: float = TIME_BOOST
     today: date | None = None
     """Where "yesterday" or "last week" count from; None: today (UTC)."""
+    dense_clean: bool = False
+    """Embed the query without its stop words (``dense_query.dense_text``)."""
+    dense_feedback: float = FEEDBACK
+    """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
+    dense_feedback_depth: int = FEEDBACK_DEPTH
+    """How many of the first pass's best-ranked blocks that second search moves toward."""
 
 
 def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
@@ -98,6 +105,7 @@ class _Pool:
     lexical: list[str] = field(default_factory=list)
     lexical_scores: dict[str, float] = field(default_factory=dict)
     dense: dict[str, float] = field(default_factory=dict)
+    query_vec: npt.NDArray[np.float32] | None = None
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -148,17 +156,65 @@ def _seed(
         hits = lexical(db, query, s.seeds + extra, statuses, s.field_weights)
     else:  # the lexical search runs in a thread while the query is embedded and matched
         lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
-        vs = vector_store(db)
-        found = vs.dense(embed(query), s.seeds + extra, f.include, statuses)
-        floor = DENSE_FLOOR if s.dense_floor is None else s.dense_floor
-        bearing = [(b, c) for b, c in found if keep(b) and c >= floor]
-        pool.dense = dict(bearing[: s.seeds])
+        pool.query_vec = embed(dense_query.dense_text(query) if s.dense_clean else query)
+        pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
     pool.lexical = list(pool.lexical_scores)
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
     return pool
+
+
+def _dense(
+    db: IndexDB, vec: npt.NDArray[np.float32], f: _Filters, s: SearchSettings
+) -> dict[str, float]:
+    """The vector hits that bear on the query (cosine at the floor or above), best first."""
+    statuses = SEARCHED if s.search_inbox else ("active",)
+    found = vector_store(db).dense(vec, s.seeds + len(f.excluded), f.include, statuses)
+    floor = DENSE_FLOOR if s.dense_floor is None else s.dense_floor
+    keep = [
+        (b, c)
+        for b, c in found
+        if c >= floor and b not in f.excluded and (f.include is None or b in f.include)
+    ]
+    return dict(keep[: s.seeds])
+
+
+def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, float]:
+    return fusechoice.similarity(
+        db,
+        s.fuse_by,
+        list(pool.via),
+        pool.lexical_scores,
+        pool.dense,
+        (s.rrf_k, s.fusion_weights),
+        s.score_share,
+        query=query,
+        field_weights=s.field_weights,
+        idf=s.score_idf,
+    )
+
+
+def _feedback(
+    db: IndexDB, pool: _Pool, sims: dict[str, float], query: str, f: _Filters, s: SearchSettings
+) -> dict[str, float]:
+    """Fused similarity after the dense search ran again, moved toward the first pass's top."""
+    if s.dense_feedback <= 0 or pool.query_vec is None or s.dense_feedback_depth <= 0:
+        return sims
+    found = dense_query.second_search(
+        pool.query_vec,
+        pool.dense,
+        sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth],
+        s.dense_feedback,
+        vector_store(db).vectors_for,
+        lambda vec: _dense(db, vec, f, s),
+    )
+    if found is None:
+        return sims
+    pool.dense = found
+    pool.add(pool.dense, "search")
+    return _fuse(db, pool, query, s)
 
 
 def _expand(
@@ -217,18 +273,7 @@ def run_frame(
         sims = dict.fromkeys(pool.via, 1.0)
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
-        sims = fusechoice.similarity(
-            db,
-            s.fuse_by,
-            list(pool.via),
-            pool.lexical_scores,
-            pool.dense,
-            (s.rrf_k, s.fusion_weights),
-            s.score_share,
-            query=query or "",
-            field_weights=s.field_weights,
-            idf=s.score_idf,
-        )
+        sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s)
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
     rows, st = _candidates(db, pool, states)

@@ -140,6 +140,22 @@ def test_field_weights_change_the_ranking(db: IndexDB, cache: EmbeddingCache) ->
     assert [i for i, _ in by_content] == [bid(1), bid(2)]
 
 
+def test_by_default_a_word_in_the_cue_outweighs_the_same_word_in_the_content(
+    db: IndexDB, cache: EmbeddingCache
+) -> None:
+    # mirror images: each column holds the same texts, so equal weights tie them exactly
+    data = memory_file(
+        block_text(bid(1), "ferries to the islands", cue="harbour timetable"),
+        block_text(bid(2), "harbour timetable", cue="ferries to the islands"),
+    )
+    sync(db, source_with({NOTES: data}), HashModel(), cache=cache)
+    default = lexical(db, "ferries", 2)
+    even = lexical(db, "ferries", 2, weights=FieldWeights(cue=1.0))
+    assert [i for i, _ in default] == [bid(2), bid(1)]
+    assert default[0][1] > default[1][1]
+    assert even[0][1] == pytest.approx(even[1][1])
+
+
 def test_dense_returns_the_nearest_first(indexed: IndexDB) -> None:
     store = VectorStore().load(indexed)
     query = HashModel().embed(["Use a pool of workers for CPU-bound jobs"])[0]
