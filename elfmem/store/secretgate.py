@@ -63,10 +63,11 @@ def _fields(plan: Plan, view: MemoryView, committed: _Committed) -> Iterator[_Fi
     own blocks in it were looked at field by field already.
     """
     own: list[str] = []
+    ids = set(plan.block_ids)  # a dream's plan names every block it moved and linked: 10⁵ ids
     for relpath, edit in plan.files.items():
         before = committed.blocks(relpath)
         for block in edit.blocks:
-            mine = block.id in plan.block_ids
+            mine = block.id in ids
             if before.get(block.id) == block or not (mine or relpath not in view.carried):
                 continue
             own += [render_block(block)] if mine else []
