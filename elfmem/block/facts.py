@@ -136,6 +136,65 @@ def same_information(a: str, b: str) -> bool:
     return _keys(a) == _keys(b)
 
 
+def keys(text: str) -> list[str]:
+    """The compared words of ``text`` (``Token.key`` of each of ``tokens``), from the large
+    cache: what an alignment that names no kinds needs."""
+    joined = _keys(text)
+    return joined.split("\x1f") if joined else []
+
+
+def replaced_stretches(a: Sequence[str], b: Sequence[str], stop: int = 2) -> int:
+    """How many stretches ``compare`` would report replaced (words on both sides), counting no
+    further than ``stop``.
+
+    The same alignment as ``SequenceMatcher(None, a, b, autojunk=False)``: the longest common
+    run (earliest in ``a``, then in ``b``) splits the pair and each side is aligned alone, so a
+    stretch is replaced exactly when a part with words on both sides shares none. Counting
+    alone, without building the opcodes, and stopping at ``stop``, it refuses most of a dream's
+    near pairs (``lookalike_edges.revision_like``) at a fraction of the matcher's cost.
+    """
+    where: dict[str, list[int]] = {}
+    for j, word in enumerate(b):
+        where.setdefault(word, []).append(j)
+    found = 0
+    parts = [(0, len(a), 0, len(b))]
+    while parts:
+        alo, ahi, blo, bhi = parts.pop()
+        besti, bestj, size = _longest_run(a, where, alo, ahi, blo, bhi)
+        if not size:
+            found += int(alo < ahi and blo < bhi)  # words on one side only: added or dropped
+            if found >= stop:
+                return found
+            continue
+        if alo < besti and blo < bestj:
+            parts.append((alo, besti, blo, bestj))
+        if besti + size < ahi and bestj + size < bhi:
+            parts.append((besti + size, ahi, bestj + size, bhi))
+    return found
+
+
+def _longest_run(
+    a: Sequence[str], where: dict[str, list[int]], alo: int, ahi: int, blo: int, bhi: int
+) -> tuple[int, int, int]:
+    """``SequenceMatcher.find_longest_match`` with no junk: the longest run common to
+    ``a[alo:ahi]`` and ``b[blo:bhi]`` (``where``: each word's places in ``b``, ascending),
+    earliest in ``a``, then in ``b``; size 0 when they share no word."""
+    besti, bestj, size = alo, blo, 0
+    runs: dict[int, int] = {}
+    for i in range(alo, ahi):
+        longer: dict[int, int] = {}
+        for j in where.get(a[i], ()):
+            if j < blo:
+                continue
+            if j >= bhi:
+                break
+            k = longer[j] = runs.get(j - 1, 0) + 1
+            if k > size:
+                besti, bestj, size = i - k + 1, j - k + 1, k
+        runs = longer
+    return besti, bestj, size
+
+
 def compare(a: str, b: str) -> Comparison:
     """Same information, or the differences named: pure, deterministic, symmetric in kind."""
     ta, tb = tokens(a), tokens(b)
@@ -180,13 +239,24 @@ def _kind(left: Sequence[Token], right: Sequence[Token], before: str) -> str:
     return next((k for k in KINDS if k in found), "word")
 
 
-def _token_kinds(t: Token, before: str) -> set[str]:
+def _token_kinds(t: Token, before: str) -> frozenset[str]:
+    return _kinds_of(t, before in lx.VERSION_CUES)
+
+
+@lru_cache(maxsize=1 << 16)
+def _kinds_of(t: Token, after_version_cue: bool) -> frozenset[str]:
+    """A token's kinds; cached, since a dream names the differences of 10⁵ pairs whose words
+    mostly repeat (the word before matters only as a version cue)."""
+    return frozenset(_uncached_kinds(t, after_version_cue))
+
+
+def _uncached_kinds(t: Token, after_version_cue: bool) -> set[str]:
     w, k = t.text, t.key
     if t.quoted:
         return {"identifier"}
     if w.startswith(("/", "~/", "./", "../")) or "\\" in w or w.count("/") >= 2 or _FILE.match(k):
         return {"path"}
-    value = _value_kind(k, before)
+    value = _value_kind(k, after_version_cue)
     if value:
         return {value}
     if _NUMBER_UNIT.match(k) or k in lx.UNITS or _unit_ratio(k):
@@ -203,12 +273,12 @@ def _token_kinds(t: Token, before: str) -> set[str]:
     return kinds or {"word"}
 
 
-def _value_kind(k: str, before: str) -> str:
+def _value_kind(k: str, after_version_cue: bool) -> str:
     """Date, version or number, or "" for none of them."""
     numeric = bool(_NUMBER.match(k)) or k in lx.NUMBER_WORDS
     if _DATE.match(k) or k in lx.MONTHS or k in lx.DAYS:
         return "date"
-    if _VERSION.match(k) or (numeric and before in lx.VERSION_CUES):
+    if _VERSION.match(k) or (numeric and after_version_cue):
         return "version"
     return "number" if numeric else ""
 
@@ -245,12 +315,15 @@ def _contracted(keys: set[str]) -> bool:
 
 
 def _antonyms(left: set[str], right: set[str]) -> bool:
-    for a in left:
-        for b in right:
-            if frozenset((a, b)) in lx.ANTONYMS:
-                return True
-            short, long = sorted((a, b), key=len)
-            prefix = long[: len(long) - len(short)]
-            if prefix and long.endswith(short) and prefix in lx.ANTONYM_PREFIXES:
-                return True
-    return False
+    """A word on one side is the other's antonym: a listed pair, or one is the other with a
+    negating prefix ("stable" / "unstable")."""
+    return any(not _opposites(a).isdisjoint(right) for a in left)
+
+
+@lru_cache(maxsize=1 << 16)
+def _opposites(word: str) -> frozenset[str]:
+    """Every word ``_antonyms`` pairs with ``word``."""
+    listed = {b for pair in lx.ANTONYMS if word in pair for b in pair if b != word}
+    prefixed = {p + word for p in lx.ANTONYM_PREFIXES}
+    stripped = {word[len(p) :] for p in lx.ANTONYM_PREFIXES if word.startswith(p)}
+    return frozenset(listed | prefixed | (stripped - {""}))

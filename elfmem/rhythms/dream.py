@@ -29,6 +29,7 @@ from elfmem.progress import Progress, Stop, silent
 from elfmem.rhythms.batchnear import BatchNear
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.cyclegc import cycle_collection_paused
 from elfmem.rhythms.edges import Edge, edge_lines, propose_edges
 from elfmem.rhythms.judgement import (
     HostJudge,
@@ -162,6 +163,20 @@ def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
 
 
 def dream(
+    core: Core,
+    max_blocks: int | None = None,
+    judge: Judge | None = None,
+    note: str = "",
+    *,
+    rescore: bool = False,
+    progress: Progress | None = None,
+) -> DreamResult:
+    """Consolidate up to ``max_blocks`` inbox blocks (``_dream``), the cycle collector paused."""
+    with cycle_collection_paused():
+        return _dream(core, max_blocks, judge, note, rescore=rescore, progress=progress)
+
+
+def _dream(
     core: Core,
     max_blocks: int | None = None,
     judge: Judge | None = None,

@@ -13,9 +13,8 @@ edge naming the differences. When the pair is about the same subject and only a 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from difflib import SequenceMatcher
 
-from elfmem.block.facts import compare, tokens
+from elfmem.block.facts import compare, keys, replaced_stretches
 from elfmem.block.model import Block
 from elfmem.index.calibration import LOOKALIKE_FLOOR, REVISION_FLOOR, Cuts, model_cuts
 from elfmem.rhythms.core import Core
@@ -41,11 +40,10 @@ def revision_like(a: str, b: str) -> bool:
     stretch of words, and counting replaced stretches needs only the alignment, not the kinds of
     every difference (naming kinds is most of ``compare``'s cost, and dream asks this of every
     near pair)."""
-    ka, kb = [t.key for t in tokens(a)], [t.key for t in tokens(b)]
+    ka, kb = keys(a), keys(b)  # the cached words: most pairs are refused before tokens
     if ka == kb:
         return False
-    matcher = SequenceMatcher(None, ka, kb, autojunk=False)
-    if sum(1 for op, *_ in matcher.get_opcodes() if op == "replace") > 1:
+    if replaced_stretches(ka, kb) > 1:
         return False
     return compare(a, b).revision_like
 

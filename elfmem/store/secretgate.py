@@ -63,16 +63,18 @@ def _fields(plan: Plan, view: MemoryView, committed: _Committed) -> Iterator[_Fi
     own blocks in it were looked at field by field already.
     """
     own: list[str] = []
+    ids = set(plan.block_ids)  # a dream's plan names every block it moved and linked: 10⁵ ids
+    carried = sorted(view.carried & set(plan.files))
     for relpath, edit in plan.files.items():
         before = committed.blocks(relpath)
         for block in edit.blocks:
-            mine = block.id in plan.block_ids
+            mine = block.id in ids
             if before.get(block.id) == block or not (mine or relpath not in view.carried):
                 continue
-            own += [render_block(block)] if mine else []
+            own += [render_block(block)] if mine and carried else []  # read by carried files
             for name, text in block_fields(block, f"{MEMORY_DIR}/{relpath} block {block.id} "):
                 yield name, text, mine, ()
-    for relpath in sorted(view.carried & set(plan.files)):
+    for relpath in carried:
         edit = plan.files[relpath]
         text = edit.text if edit.text is not None else render_file(edit.blocks)
         yield f"{MEMORY_DIR}/{relpath}", text, False, tuple(own)

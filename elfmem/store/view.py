@@ -108,6 +108,9 @@ class MemoryView:
         """Blocks this write has already sent to each bucket (see ``append_target``)."""
         self._reserved_bytes: dict[str, int] = {}
         """And about how many bytes they carry there."""
+        self._last_reserved: dict[tuple[str, str], int] = {}
+        """The highest bucket number reserved per (folder, month): a dream reserving hundreds of
+        buckets asks for it once per block."""
         self._records: dict[str, dict[bytes, bytes]] = {}
         self._last_in_tree: dict[tuple[str, str], int] = {}
         self._files: dict[str, tuple[bytes, str]] = {}
@@ -159,12 +162,7 @@ class MemoryView:
             prefix = f"{key.month}-".encode()
             cached = last_bucket(self.repo.path, head, self._folder_records(head), prefix)
             self._last_in_tree[(head, key.month)] = cached
-        found = [cached]
-        for relpath in self._reserved:
-            bucket = parse_bucket_path(relpath)
-            if bucket is not None and relpath.startswith(head + "/") and bucket.month == key.month:
-                found.append(bucket.n)
-        return max(found)
+        return max(cached, self._last_reserved.get((head, key.month), 0))
 
     def blob_oid(self, relpath: str) -> str | None:
         blob = blob_at(self.repo, self.tree, relpath)
@@ -260,5 +258,9 @@ class MemoryView:
         if held >= BUCKET_LIMIT or (held and used + size > BUCKET_BYTES):
             relpath = key.next().relpath
         self._reserved[relpath] = self._reserved.get(relpath, 0) + 1
+        reserved = parse_bucket_path(relpath)
+        if reserved is not None:
+            at = (relpath.rpartition("/")[0], reserved.month)
+            self._last_reserved[at] = max(self._last_reserved.get(at, 0), reserved.n)
         self._reserved_bytes[relpath] = self._reserved_bytes.get(relpath, 0) + size
         return relpath

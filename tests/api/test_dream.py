@@ -126,3 +126,31 @@ def test_host_analyses_are_validated_and_used(repo: Path) -> None:
         result.promoted == [r.block_id] and "practice/review" in arun(system.show(r.block_id)).tags
     )
     arun(system.close())
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_dream_pauses_the_cycle_collector_and_restores_it(repo: Path, enabled: bool) -> None:
+    """A large dream runs without Python's cycle collector (its full passes walk every block the
+    run holds); the caller's setting is back afterwards, whether it was on or off."""
+    import gc
+
+    system, _ = arun(MemorySystem.init(repo))
+    arun(system.remember("The staging database listens on port 5433."))
+    seen: list[bool] = []
+    original = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            from elfmem.rhythms import dream as dream_module
+
+            inner = dream_module._judge
+            mp.setattr(
+                dream_module,
+                "_judge",
+                lambda *a, **k: (seen.append(gc.isenabled()), inner(*a, **k))[1],
+            )
+            result = arun(system.dream())
+        assert result.promoted and seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if original else gc.disable)()

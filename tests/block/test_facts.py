@@ -3,12 +3,17 @@ difference is named with its kind."""
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.dedupe_bench import FAMILIES, distinct_pair, duplicate_pair
+from elfmem.block import facts
+from elfmem.block import lexicon as lx
 from elfmem.block.facts import KINDS, compare, differences, same_information, tokens
+from elfmem.rhythms.lookalike_edges import revision_like
 
 PROPERTY = settings(derandomize=True, deadline=None, max_examples=600)
 SUBJECTS = [f"{a} {b}" for a in ("vesper", "serac", "quill", "tansy") for b in ("router", "loader")]
@@ -165,3 +170,85 @@ def test_two_values_replaced_at_once_are_left_for_review_not_taken_as_a_revision
     pair = compare("Service 0 listens on port 8000", "Service 3 listens on port 8003")
     assert not pair.same_information and not pair.revision_like
     assert compare("The limit is 100 per key", "The limit is now 1000 per key").revision_like
+
+
+def _antonyms_pairwise(left: set[str], right: set[str]) -> bool:
+    """The definition ``facts._antonyms`` caches per word: a listed pair, or one word is the
+    other with a negating prefix."""
+    for a in left:
+        for b in right:
+            if frozenset((a, b)) in lx.ANTONYMS:
+                return True
+            short, long = sorted((a, b), key=len)
+            prefix = long[: len(long) - len(short)]
+            if prefix and long.endswith(short) and prefix in lx.ANTONYM_PREFIXES:
+                return True
+    return False
+
+
+LEXICON_WORD = st.one_of(
+    st.sampled_from(sorted({w for pair in lx.ANTONYMS for w in pair})),
+    st.builds(
+        lambda p, w: p + w,
+        st.sampled_from(lx.ANTONYM_PREFIXES),
+        st.sampled_from(["stable", "able", "lock", "safe", "x", "-y", "n", "on"]),
+    ),
+    st.sampled_from([*lx.ANTONYM_PREFIXES, "un-", "nonon", "stable", "abled", "on"]),
+    WORD,
+)
+
+
+@PROPERTY
+@given(left=st.sets(LEXICON_WORD, max_size=4), right=st.sets(LEXICON_WORD, max_size=4))
+def test_property_cached_antonyms_agree_with_the_pairwise_definition(
+    left: set[str], right: set[str]
+) -> None:
+    left, right = {w.casefold() for w in left}, {w.casefold() for w in right}
+    assert facts._antonyms(left, right) is _antonyms_pairwise(left, right)
+
+
+VALUE_WORDS = ["3", "5", "8000", "v2.1", "2024-03-01", "Monday", "100ms", "not", "isn't",
+               "enabled", "disabled", "pending", "done", "Alice", "Bob", "MAX_CONN", "/etc/a",
+               "version", "two", "the", "port", "limit", "now", "is"]  # fmt: skip
+
+
+@PROPERTY
+@given(
+    words=st.lists(st.sampled_from(VALUE_WORDS), min_size=0, max_size=10),
+    edits=st.lists(
+        st.tuples(st.integers(0, 12), st.sampled_from(["replace", "insert", "delete"]),
+                  st.sampled_from(VALUE_WORDS)),
+        max_size=4,
+    ),
+)  # fmt: skip
+def test_property_dreams_cheap_revision_test_gives_compares_answer(
+    words: list[str], edits: list[tuple[int, str, str]]
+) -> None:
+    """``lookalike_edges.revision_like`` refuses from cached words before naming kinds; it must
+    answer exactly what ``compare(...).revision_like`` answers, or a revision goes unlinked."""
+    changed = list(words)
+    for at, op, word in edits:
+        at = at % (len(changed) + 1)
+        if op == "insert":
+            changed.insert(at, word)
+        elif changed and at < len(changed):
+            changed[at : at + 1] = [word] if op == "replace" else []
+    a, b = " ".join(words), " ".join(changed)
+    assert revision_like(a, b) is compare(a, b).revision_like
+    assert facts.keys(a) == [t.key for t in tokens(a)]
+
+
+@PROPERTY
+@given(
+    a=st.lists(st.sampled_from("abcdefg"), max_size=14),
+    b=st.lists(st.sampled_from("abcdefg"), max_size=14),
+    stop=st.integers(1, 4),
+)
+def test_property_replaced_stretches_counts_what_the_matcher_reports(
+    a: list[str], b: list[str], stop: int
+) -> None:
+    """The count dream refuses pairs by is the matcher's own count of replaced stretches (capped
+    at ``stop``): the same alignment, so no pair compare calls a revision is refused."""
+    opcodes = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    replaced = sum(1 for op, *_ in opcodes if op == "replace")
+    assert facts.replaced_stretches(a, b, stop) == min(replaced, stop)
