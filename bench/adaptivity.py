@@ -9,6 +9,12 @@ noisy). Corrections arrive before round ``--correct-at``, followed by a dream: s
 answer becomes misleading), some wrong (they draw negative outcomes). Even seeds curate between
 rounds, odd seeds do not.
 
+The run is deterministic: the memory reads a simulated clock (``elfmem.clock``), not the wall
+clock, and makes block ids from the seed. Rounds are a day apart (09:00 UTC); inside a round's
+session every subject is one step of the agent's work, ``STEP`` seconds of active time (recall,
+act on it, report). Dream, curate and the measurement run between sessions, where no active time
+passes. The script re-runs itself with ``PYTHONHASHSEED=0`` so set order is the same too.
+
 Tune on seeds 0–9 with families 0–2 (``--split tune``); report seeds 10–39 with families 3–5
 (``--split report``, the default). Printed: the share of subjects whose right block ranks above
 every misleading one, per round (mean and worst seed, and the largest fall from one round to the
@@ -23,12 +29,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,12 +47,18 @@ import truthgen  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
+from elfmem.clock import SimulatedClock  # noqa: E402
 
 TOP_K = 5
 FLIP = 0.10
 DUPLICATES = 5
 """Subjects whose right answer is also captured again with only case, spacing and punctuation
 changed: a true duplicate dream must collapse."""
+START = 1767603600.0
+"""The simulated clock's start: Monday 2026-01-05 09:00 UTC."""
+DAY = 86400.0
+STEP = 60.0
+"""Active seconds one subject's recall, action and outcome take inside a session."""
 
 
 @dataclass
@@ -81,8 +95,16 @@ def _duplicate_of(text: str) -> str:
     return "  " + text.upper().replace(" ", "  ") + " ."
 
 
-async def _build(root: Path, subjects: list[truthgen.Subject]) -> MemorySystem:
-    system, _ = await MemorySystem.init(root, name="Ada", seed=True)
+def _ids(seed: int) -> Callable[[], str]:
+    """Block ids drawn from the corpus seed: the same run makes the same ids."""
+    rng = random.Random(f"ids-{seed}")
+    return lambda: f"{rng.getrandbits(64):016x}"
+
+
+async def _build(
+    root: Path, subjects: list[truthgen.Subject], clock: SimulatedClock, seed: int
+) -> MemorySystem:
+    system, _ = await MemorySystem.init(root, name="Ada", seed=True, clock=clock, new_id=_ids(seed))
     items: list[tuple[truthgen.Subject, str, str]] = []
     for s in subjects:
         items.append((s, "right", s.right))
@@ -130,7 +152,8 @@ async def run_corpus(
     slow: list[tuple[str, str, str, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
-        system = await _build(root, subjects)
+        clock = SimulatedClock(START)
+        system = await _build(root, subjects, clock, seed)
         await _archive_check(system, subjects, out)
         right = {s.name: s.ids["right"] for s in subjects}
         if trace is not None:
@@ -159,12 +182,14 @@ async def run_corpus(
                 if trace is not None:
                     for name, (new, _, ok) in corrections.items():
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
+            clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
             noise.shuffle(order)
             feedback: dict[float, list[str]] = {}
             flipped: set[str] = set()
             async with system.session():
                 for s in order:  # the agent: recall, act, report outcomes
+                    clock.advance(STEP)
                     result = await system.recall(s.question, top_k=TOP_K)
                     ids = [b.id for b in result.blocks]
                     _corrections_seen(s, ids, corrections, first_after, later_top1, out)
@@ -412,7 +437,8 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
         f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
     )
-    print(f"seconds per corpus: {statistics.mean(c.seconds for c in results):.1f}")
+    seconds = statistics.mean(c.seconds for c in results)
+    print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
 
 
 async def merge_check() -> None:
@@ -473,6 +499,10 @@ async def merge_check() -> None:
 
 
 def main() -> None:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # set order must not vary between runs
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=("report", "tune"), default="report")
     ap.add_argument("--seeds", default=None, help="e.g. 10-39 (default: by split)")
