@@ -40,6 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -79,6 +80,9 @@ class CorpusResult:
     correction_top1_later: list[float] = field(default_factory=list)
     wrong_correction_negatives: list[int] = field(default_factory=list)
     wrong_never_back: int = 0
+    issue_negatives: dict[str, list[int]] = field(default_factory=dict)
+    """The same count by the issue's definition (``IssueCount``)."""
+    issue_never: dict[str, int] = field(default_factory=dict)
     record_at_bound: dict[str, int] = field(default_factory=dict)
     """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
     how many had taken at least as many confirmations as refutations by their bound-th negative:
@@ -174,11 +178,12 @@ async def run_corpus(
         won_before: set[str] = set()
         before_correction: dict[str, int] = {}
         """An obsolete block's negatives before the correction: outcomes mistaken then."""
+        issue = IssueCount(obsolete, before_correction)
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
                 obsolete |= {old for _, old, ok in corrections.values() if ok}
-                before_correction = {old: negatives.get(old, 0) for old in obsolete}
+                before_correction.update({old: negatives.get(old, 0) for old in obsolete})
                 if trace is not None:
                     for name, (new, _, ok) in corrections.items():
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
@@ -248,6 +253,7 @@ async def run_corpus(
                             slow.append((kind, s.name, w, n))
                         if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
+                await _issue_count(system, s, result.blocks, wrong[s.name], negatives, issue, out)
                 _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound)
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
@@ -257,6 +263,16 @@ async def run_corpus(
             for kind in ("misleading", "obsolete")
         }
         out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        out.issue_never = {
+            kind: len(
+                [
+                    w
+                    for w in issue.out_of_place - issue.done
+                    if (w in obsolete) == (kind == "obsolete")
+                ]
+            )
+            for kind in ("misleading", "obsolete")
+        }
         if trace is not None:
             by_name = {s.name: s for s in subjects}
             for s in subjects:
@@ -298,6 +314,64 @@ async def _correct(
         else:
             wrong[s.name].append(block_id)
             wrong_negatives[block_id] = 0
+
+
+WIDE = 50
+"""How far down the issue's count looks for relevant blocks without negative evidence."""
+
+
+@dataclass
+class IssueCount:
+    """Issue 12's own definition of a misleading block's way out: it ranks below every relevant
+    block without negative evidence (so it leaves the top 5 when five such blocks exist).
+
+    "Relevant" is recall's relevant tier (what bears on the question; the refuted tier ranks
+    below all of it); "without negative evidence" is a block that never drew a 0.0, flipped or
+    not. A right block that drew a mistaken 0.0 is not one, and a distractor that bears on the
+    question is. A block is counted once it was out of place (in the top 5 above such a block),
+    at the first measurement where it no longer is.
+    """
+
+    obsolete: set[str]
+    before_correction: dict[str, int]
+    out_of_place: set[str] = field(default_factory=set)
+    done: set[str] = field(default_factory=set)
+
+
+async def _issue_count(
+    system: MemorySystem,
+    s: truthgen.Subject,
+    top: list[Any],
+    wrong: list[str],
+    negatives: dict[str, int],
+    issue: IssueCount,
+    out: CorpusResult,
+) -> None:
+    shown = [b.id for b in top if b.tier != "refuted"]
+    clean_below = {
+        w: any(negatives.get(b, 0) == 0 for b in shown[shown.index(w) + 1 :])
+        for w in wrong
+        if w in shown
+    }
+    for w, known in clean_below.items():
+        if known and w not in issue.done:
+            issue.out_of_place.add(w)
+    pending = [w for w in wrong if w not in issue.done and not clean_below.get(w, False)]
+    pending = [w for w in pending if w in issue.out_of_place or w in shown]
+    if not pending:
+        return
+    wide = await system.recall(s.question, top_k=WIDE, reinforce=False)
+    order = [b.id for b in wide.blocks if b.tier != "refuted"]
+    last_clean = max((i for i, b in enumerate(order) if negatives.get(b, 0) == 0), default=-1)
+    for w in pending:
+        below = w not in order or order.index(w) > last_clean
+        if not below:
+            issue.out_of_place.add(w)
+        elif w in issue.out_of_place:
+            issue.done.add(w)
+            kind = "obsolete" if w in issue.obsolete else "misleading"
+            n = negatives.get(w, 0) - issue.before_correction.get(w, 0)
+            out.issue_negatives.setdefault(kind, []).append(n)
 
 
 def _corrections_seen(
@@ -411,6 +485,19 @@ def report(results: list[CorpusResult], rounds: int) -> None:
             if kind == "misleading":
                 balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
                 print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
+    print(
+        "the issue's definition: negative outcomes until the block ranked below every relevant"
+        " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
+        " counted once it had been in the top 5 above such a block:"
+    )
+    for kind in ("misleading", "obsolete"):
+        neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
+        never = sum(c.issue_never.get(kind, 0) for c in results)
+        if neg:
+            print(
+                f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
+                f" over 5: {sum(1 for n in neg if n > 5)}; still above one at the end: {never})"
+            )
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
     if first:

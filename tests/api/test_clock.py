@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,8 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.block.model import TIER_LAMBDA
 from elfmem.clock import SimulatedClock
+from elfmem.store.ledger import decode
+from elfmem.store.notes import anchor_for_block
 from tests.conftest import arun
 
 START = 1767603600.0  # 2026-01-05 09:00 UTC
@@ -78,14 +80,13 @@ def test_recency_order_follows_the_clock(tmp_path: Path) -> None:
 def test_created_stamps_and_ledger_times_come_from_the_clock(tmp_path: Path) -> None:
     clock = SimulatedClock(START)
     system, (pooling, _) = _open(tmp_path / "m", clock)
-    block = arun(system.get(pooling))
-    created = datetime.fromisoformat(block.created).timestamp()
+    created = datetime.fromisoformat(arun(system.show(pooling)).created).timestamp()
     assert START <= created < START + 60  # the simulated morning, not today
     folded = system._core.ledger.folded(pooling)
     assert folded.born
-    lines = system._core.ledger.lines(f"block/{pooling}") or []
-    stamps = [datetime.fromisoformat(line.split('"ts":"')[1].split('"')[0]) for line in lines]
-    assert all(s < datetime.fromtimestamp(START + 60, UTC) for s in stamps)
+    events = [decode(line) for line in system._core.ledger.lines(anchor_for_block(pooling))]
+    stamps = [datetime.fromisoformat(e["ts"]).timestamp() for e in events if e]
+    assert stamps and all(START <= s < START + 60 for s in stamps)
     arun(system.close())
 
 
