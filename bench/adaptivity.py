@@ -254,7 +254,9 @@ async def run_corpus(
                         if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
                 await _issue_count(system, s, result.blocks, wrong[s.name], negatives, issue, out)
-                _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound)
+                if _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
+                    new = corrections[s.name][0]
+                    slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
             won_before = won_now
@@ -280,6 +282,9 @@ async def run_corpus(
                     if w in seen - left:
                         kind = "obsolete" if w in obsolete else "misleading"
                         slow.append((f"{kind} never left", s.name, w, negatives.get(w, 0)))
+            for name, (new, _, ok) in corrections.items():
+                if not ok and new not in wrong_back:
+                    slow.append(("wrong correction never back", name, new, wrong_negatives[new]))
             for kind, name, w, n in slow:
                 trace.case(seed, kind, name, w, rounds, n)
                 ids = [*by_name[name].ids.values()]
@@ -401,19 +406,23 @@ def _wrong_back(
     back: set[str],
     out: CorpusResult,
     at_bound: dict[str, int],
-) -> None:
+) -> bool:
+    """Record a wrong correction's fall below the block it tried to replace; True when it took
+    more than 3 negatives (a case to trace)."""
     if s.name not in corrections or corrections[s.name][2]:
-        return
+        return False
     new, old, _ = corrections[s.name]
     negatives.setdefault(new, 0)
     if new in back:
-        return
+        return False
     below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
     if below:
         back.add(new)
         out.wrong_correction_negatives.append(negatives[new])
         if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
             out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
+        return negatives[new] > 3
+    return False
 
 
 SHOW_FAILURES = False
