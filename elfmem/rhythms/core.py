@@ -226,9 +226,10 @@ class Core:
         return "-".join(self.agent.split()) or "elf"
 
     def event(self, kind: str, block: str | None = None, **data: Any) -> str:
-        return encode(
-            make_event(kind, agent=self.agent_id, block=block, ts=iso_micros(self.clock), **data)
-        )
+        """One ledger line, stamped by the memory's clock unless ``ts`` is given (an import
+        keeps the time an event happened elsewhere)."""
+        ts = data.pop("ts", None) or iso_micros(self.clock)
+        return encode(make_event(kind, agent=self.agent_id, block=block, ts=ts, **data))
 
     def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
         """Ledger lines as one notes commit: for operations on many blocks at once."""
