@@ -32,7 +32,6 @@ import asyncio
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,11 +39,12 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
+from adaptivity_issue import IssueCount, issue_count  # noqa: E402
+from adaptivity_merge import merge_check  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
@@ -253,7 +253,9 @@ async def run_corpus(
                             slow.append((kind, s.name, w, n))
                         if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
-                await _issue_count(system, s, result.blocks, wrong[s.name], negatives, issue, out)
+                await issue_count(
+                    system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
+                )
                 if _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
                     new = corrections[s.name][0]
                     slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
@@ -319,64 +321,6 @@ async def _correct(
         else:
             wrong[s.name].append(block_id)
             wrong_negatives[block_id] = 0
-
-
-WIDE = 50
-"""How far down the issue's count looks for relevant blocks without negative evidence."""
-
-
-@dataclass
-class IssueCount:
-    """Issue 12's own definition of a misleading block's way out: it ranks below every relevant
-    block without negative evidence (so it leaves the top 5 when five such blocks exist).
-
-    "Relevant" is recall's relevant tier (what bears on the question; the refuted tier ranks
-    below all of it); "without negative evidence" is a block that never drew a 0.0, flipped or
-    not. A right block that drew a mistaken 0.0 is not one, and a distractor that bears on the
-    question is. A block is counted once it was out of place (in the top 5 above such a block),
-    at the first measurement where it no longer is.
-    """
-
-    obsolete: set[str]
-    before_correction: dict[str, int]
-    out_of_place: set[str] = field(default_factory=set)
-    done: set[str] = field(default_factory=set)
-
-
-async def _issue_count(
-    system: MemorySystem,
-    s: truthgen.Subject,
-    top: list[Any],
-    wrong: list[str],
-    negatives: dict[str, int],
-    issue: IssueCount,
-    out: CorpusResult,
-) -> None:
-    shown = [b.id for b in top if b.tier != "refuted"]
-    clean_below = {
-        w: any(negatives.get(b, 0) == 0 for b in shown[shown.index(w) + 1 :])
-        for w in wrong
-        if w in shown
-    }
-    for w, known in clean_below.items():
-        if known and w not in issue.done:
-            issue.out_of_place.add(w)
-    pending = [w for w in wrong if w not in issue.done and not clean_below.get(w, False)]
-    pending = [w for w in pending if w in issue.out_of_place or w in shown]
-    if not pending:
-        return
-    wide = await system.recall(s.question, top_k=WIDE, reinforce=False)
-    order = [b.id for b in wide.blocks if b.tier != "refuted"]
-    last_clean = max((i for i, b in enumerate(order) if negatives.get(b, 0) == 0), default=-1)
-    for w in pending:
-        below = w not in order or order.index(w) > last_clean
-        if not below:
-            issue.out_of_place.add(w)
-        elif w in issue.out_of_place:
-            issue.done.add(w)
-            kind = "obsolete" if w in issue.obsolete else "misleading"
-            n = negatives.get(w, 0) - issue.before_correction.get(w, 0)
-            out.issue_negatives.setdefault(kind, []).append(n)
 
 
 def _corrections_seen(
@@ -535,63 +479,6 @@ def report(results: list[CorpusResult], rounds: int) -> None:
     )
     seconds = statistics.mean(c.seconds for c in results)
     print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
-
-
-async def merge_check() -> None:
-    """Two clones each send half the outcomes; merged with git's cat_sort_uniq they fold like
-    one."""
-    with tempfile.TemporaryDirectory() as tmp:
-        a_root = Path(tmp) / "a"
-        system, _ = await MemorySystem.init(a_root)
-        ids = (
-            await system.remember_many([{"content": f"Merge fact {i}"} for i in range(3)])
-        ).created
-        await system.dream()
-        await system.close()
-        b_root = Path(tmp) / "b"
-        subprocess.run(["git", "clone", "-q", str(a_root), str(b_root)], check=True)
-        subprocess.run(
-            ["git", "fetch", "-q", "origin", "refs/notes/elfmem:refs/notes/elfmem"],
-            cwd=b_root,
-            check=True,
-        )
-        plan = [(0, 1.0), (1, 0.0), (2, 0.6), (0, 0.9), (1, 0.1), (2, 1.0)]
-        for root, half in ((a_root, plan[:3]), (b_root, plan[3:])):
-            s = await MemorySystem.from_config(root)
-            for i, signal in half:
-                await s.outcome([ids[i]], signal)
-            await s.close()
-        subprocess.run(
-            ["git", "fetch", "-q", str(b_root), "refs/notes/elfmem:refs/notes/theirs"],
-            cwd=a_root,
-            check=True,
-        )
-        subprocess.run(
-            [
-                "git",
-                "notes",
-                "--ref=elfmem",
-                "merge",
-                "-q",
-                "-s",
-                "cat_sort_uniq",
-                "refs/notes/theirs",
-            ],
-            cwd=a_root,
-            check=True,
-        )
-        merged = await MemorySystem.from_config(a_root)
-        got = [round(merged._core.ledger.folded(i).confidence, 6) for i in ids]
-        await merged.close()
-        expected = []
-        for n in range(3):
-            a = 0.5 + sum(s for i, s in plan if i == n)
-            b = 0.5 + sum(1 - s for i, s in plan if i == n)
-            expected.append(round(a / (a + b), 6))
-        print(
-            f"clone-and-merge confidence {got} vs all events in one clone {expected}: "
-            f"{'equal' if got == expected else 'DIFFERENT'}"
-        )
 
 
 def main() -> None:
