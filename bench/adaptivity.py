@@ -9,6 +9,12 @@ noisy). Corrections arrive before round ``--correct-at``, followed by a dream: s
 answer becomes misleading), some wrong (they draw negative outcomes). Even seeds curate between
 rounds, odd seeds do not.
 
+The run is deterministic: the memory reads a simulated clock (``elfmem.clock``), not the wall
+clock, and makes block ids from the seed. Rounds are a day apart (09:00 UTC); inside a round's
+session every subject is one step of the agent's work, ``STEP`` seconds of active time (recall,
+act on it, report). Dream, curate and the measurement run between sessions, where no active time
+passes. The script re-runs itself with ``PYTHONHASHSEED=0`` so set order is the same too.
+
 Tune on seeds 0–9 with families 0–2 (``--split tune``); report seeds 10–39 with families 3–5
 (``--split report``, the default). Printed: the share of subjects whose right block ranks above
 every misleading one, per round (mean and worst seed, and the largest fall from one round to the
@@ -23,12 +29,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,15 +43,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
+from adaptivity_issue import IssueCount, issue_count  # noqa: E402
+from adaptivity_merge import merge_check  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
+from elfmem.clock import SimulatedClock  # noqa: E402
 
 TOP_K = 5
 FLIP = 0.10
 DUPLICATES = 5
 """Subjects whose right answer is also captured again with only case, spacing and punctuation
 changed: a true duplicate dream must collapse."""
+START = 1767603600.0
+"""The simulated clock's start: Monday 2026-01-05 09:00 UTC."""
+DAY = 86400.0
+STEP = 60.0
+"""Active seconds one subject's recall, action and outcome take inside a session."""
 
 
 @dataclass
@@ -65,6 +80,9 @@ class CorpusResult:
     correction_top1_later: list[float] = field(default_factory=list)
     wrong_correction_negatives: list[int] = field(default_factory=list)
     wrong_never_back: int = 0
+    issue_negatives: dict[str, list[int]] = field(default_factory=dict)
+    """The same count by the issue's definition (``IssueCount``)."""
+    issue_never: dict[str, int] = field(default_factory=dict)
     record_at_bound: dict[str, int] = field(default_factory=dict)
     """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
     how many had taken at least as many confirmations as refutations by their bound-th negative:
@@ -81,8 +99,16 @@ def _duplicate_of(text: str) -> str:
     return "  " + text.upper().replace(" ", "  ") + " ."
 
 
-async def _build(root: Path, subjects: list[truthgen.Subject]) -> MemorySystem:
-    system, _ = await MemorySystem.init(root, name="Ada", seed=True)
+def _ids(seed: int) -> Callable[[], str]:
+    """Block ids drawn from the corpus seed: the same run makes the same ids."""
+    rng = random.Random(f"ids-{seed}")
+    return lambda: f"{rng.getrandbits(64):016x}"
+
+
+async def _build(
+    root: Path, subjects: list[truthgen.Subject], clock: SimulatedClock, seed: int
+) -> MemorySystem:
+    system, _ = await MemorySystem.init(root, name="Ada", seed=True, clock=clock, new_id=_ids(seed))
     items: list[tuple[truthgen.Subject, str, str]] = []
     for s in subjects:
         items.append((s, "right", s.right))
@@ -130,7 +156,8 @@ async def run_corpus(
     slow: list[tuple[str, str, str, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
-        system = await _build(root, subjects)
+        clock = SimulatedClock(START)
+        system = await _build(root, subjects, clock, seed)
         await _archive_check(system, subjects, out)
         right = {s.name: s.ids["right"] for s in subjects}
         if trace is not None:
@@ -151,20 +178,23 @@ async def run_corpus(
         won_before: set[str] = set()
         before_correction: dict[str, int] = {}
         """An obsolete block's negatives before the correction: outcomes mistaken then."""
+        issue = IssueCount(obsolete, before_correction)
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
                 obsolete |= {old for _, old, ok in corrections.values() if ok}
-                before_correction = {old: negatives.get(old, 0) for old in obsolete}
+                before_correction.update({old: negatives.get(old, 0) for old in obsolete})
                 if trace is not None:
                     for name, (new, _, ok) in corrections.items():
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
+            clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
             noise.shuffle(order)
             feedback: dict[float, list[str]] = {}
             flipped: set[str] = set()
             async with system.session():
                 for s in order:  # the agent: recall, act, report outcomes
+                    clock.advance(STEP)
                     result = await system.recall(s.question, top_k=TOP_K)
                     ids = [b.id for b in result.blocks]
                     _corrections_seen(s, ids, corrections, first_after, later_top1, out)
@@ -223,7 +253,12 @@ async def run_corpus(
                             slow.append((kind, s.name, w, n))
                         if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
-                _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound)
+                await issue_count(
+                    system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
+                )
+                if _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
+                    new = corrections[s.name][0]
+                    slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
             won_before = won_now
@@ -232,6 +267,16 @@ async def run_corpus(
             for kind in ("misleading", "obsolete")
         }
         out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        out.issue_never = {
+            kind: len(
+                [
+                    w
+                    for w in issue.out_of_place - issue.done
+                    if (w in obsolete) == (kind == "obsolete")
+                ]
+            )
+            for kind in ("misleading", "obsolete")
+        }
         if trace is not None:
             by_name = {s.name: s for s in subjects}
             for s in subjects:
@@ -239,6 +284,9 @@ async def run_corpus(
                     if w in seen - left:
                         kind = "obsolete" if w in obsolete else "misleading"
                         slow.append((f"{kind} never left", s.name, w, negatives.get(w, 0)))
+            for name, (new, _, ok) in corrections.items():
+                if not ok and new not in wrong_back:
+                    slow.append(("wrong correction never back", name, new, wrong_negatives[new]))
             for kind, name, w, n in slow:
                 trace.case(seed, kind, name, w, rounds, n)
                 ids = [*by_name[name].ids.values()]
@@ -302,19 +350,23 @@ def _wrong_back(
     back: set[str],
     out: CorpusResult,
     at_bound: dict[str, int],
-) -> None:
+) -> bool:
+    """Record a wrong correction's fall below the block it tried to replace; True when it took
+    more than 3 negatives (a case to trace)."""
     if s.name not in corrections or corrections[s.name][2]:
-        return
+        return False
     new, old, _ = corrections[s.name]
     negatives.setdefault(new, 0)
     if new in back:
-        return
+        return False
     below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
     if below:
         back.add(new)
         out.wrong_correction_negatives.append(negatives[new])
         if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
             out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
+        return negatives[new] > 3
+    return False
 
 
 SHOW_FAILURES = False
@@ -386,6 +438,19 @@ def report(results: list[CorpusResult], rounds: int) -> None:
             if kind == "misleading":
                 balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
                 print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
+    print(
+        "the issue's definition: negative outcomes until the block ranked below every relevant"
+        " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
+        " counted once it had been in the top 5 above such a block:"
+    )
+    for kind in ("misleading", "obsolete"):
+        neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
+        never = sum(c.issue_never.get(kind, 0) for c in results)
+        if neg:
+            print(
+                f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
+                f" over 5: {sum(1 for n in neg if n > 5)}; still above one at the end: {never})"
+            )
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
     if first:
@@ -412,67 +477,15 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
         f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
     )
-    print(f"seconds per corpus: {statistics.mean(c.seconds for c in results):.1f}")
-
-
-async def merge_check() -> None:
-    """Two clones each send half the outcomes; merged with git's cat_sort_uniq they fold like
-    one."""
-    with tempfile.TemporaryDirectory() as tmp:
-        a_root = Path(tmp) / "a"
-        system, _ = await MemorySystem.init(a_root)
-        ids = (
-            await system.remember_many([{"content": f"Merge fact {i}"} for i in range(3)])
-        ).created
-        await system.dream()
-        await system.close()
-        b_root = Path(tmp) / "b"
-        subprocess.run(["git", "clone", "-q", str(a_root), str(b_root)], check=True)
-        subprocess.run(
-            ["git", "fetch", "-q", "origin", "refs/notes/elfmem:refs/notes/elfmem"],
-            cwd=b_root,
-            check=True,
-        )
-        plan = [(0, 1.0), (1, 0.0), (2, 0.6), (0, 0.9), (1, 0.1), (2, 1.0)]
-        for root, half in ((a_root, plan[:3]), (b_root, plan[3:])):
-            s = await MemorySystem.from_config(root)
-            for i, signal in half:
-                await s.outcome([ids[i]], signal)
-            await s.close()
-        subprocess.run(
-            ["git", "fetch", "-q", str(b_root), "refs/notes/elfmem:refs/notes/theirs"],
-            cwd=a_root,
-            check=True,
-        )
-        subprocess.run(
-            [
-                "git",
-                "notes",
-                "--ref=elfmem",
-                "merge",
-                "-q",
-                "-s",
-                "cat_sort_uniq",
-                "refs/notes/theirs",
-            ],
-            cwd=a_root,
-            check=True,
-        )
-        merged = await MemorySystem.from_config(a_root)
-        got = [round(merged._core.ledger.folded(i).confidence, 6) for i in ids]
-        await merged.close()
-        expected = []
-        for n in range(3):
-            a = 0.5 + sum(s for i, s in plan if i == n)
-            b = 0.5 + sum(1 - s for i, s in plan if i == n)
-            expected.append(round(a / (a + b), 6))
-        print(
-            f"clone-and-merge confidence {got} vs all events in one clone {expected}: "
-            f"{'equal' if got == expected else 'DIFFERENT'}"
-        )
+    seconds = statistics.mean(c.seconds for c in results)
+    print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
 
 
 def main() -> None:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # set order must not vary between runs
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=("report", "tune"), default="report")
     ap.add_argument("--seeds", default=None, help="e.g. 10-39 (default: by split)")

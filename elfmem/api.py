@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from elfmem.adapters.llm import LLM, make_llm
 from elfmem.adapters.usage import tokens_since, usage_of
 from elfmem.block.model import Block
 from elfmem.care.operations import CareOperations
+from elfmem.clock import Clock
 from elfmem.config import CONFIG_PATH, ElfmemConfig
 from elfmem.encodable import checked
 from elfmem.identity import setup
@@ -132,18 +133,25 @@ class MemorySystem(
 
     @classmethod
     async def from_config(
-        cls, path: str | Path | None = None, config: ConfigLike = None
+        cls,
+        path: str | Path | None = None,
+        config: ConfigLike = None,
+        *,
+        clock: Clock | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> MemorySystem:
         """Open the memory in the repository containing ``path`` (default: the current directory).
 
         ``config`` may be an ElfmemConfig, a YAML path, a dict, or None to read
-        ``.elfmem/config.yaml`` from the repository.
+        ``.elfmem/config.yaml`` from the repository. ``clock`` (default: the wall clock) is what
+        decay, sessions and stamps read, and ``new_id`` makes block ids (default: random); a
+        simulation passes both to make a run repeatable (elfmem/clock.py).
         """
         store = Store.open(Path(path) if path else None, "elf")
         plaingit.on_open(store)  # adopt a cloned memory ref, merge notes plain git fetched
         cfg = _resolve_config(store, config)
         store = Store(store.repo, cfg.project.agent_name)
-        core = attach(Core(store, cfg, make_embedder(cfg.embeddings)))
+        core = attach(Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id))
         adopt_origin_notes(core)  # a clone of a backup bundle: its ledger comes in here
         return cls(core)
 
@@ -177,11 +185,14 @@ class MemorySystem(
         self_text: str | None = None,
         template: str | None = None,
         ref: str | None = None,
+        clock: Clock | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> tuple[MemorySystem, InitResult]:
         """Scaffold a memory (creating the repository if there is none) or refresh one.
 
         ``ref`` puts memory on its own ref (e.g. ``elfmem`` → refs/heads/elfmem) instead of the
-        checked-out branch; on an existing branch-mode memory it moves it there."""
+        checked-out branch; on an existing branch-mode memory it moves it there. ``clock`` and
+        ``new_id`` are as for ``from_config``."""
         root = Path(path or Path.cwd()).resolve()
         store, created = Store.open_or_init(root, name or "elf")
         plaingit.on_open(store)
@@ -192,7 +203,7 @@ class MemorySystem(
         existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
         store = Store(store.repo, cfg.project.agent_name)
-        core = Core(store, cfg, make_embedder(cfg.embeddings))
+        core = Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id)
         result = setup.init(
             core,
             created,

@@ -9,7 +9,6 @@ cache of the notes like the rest of the index: deleting it loses no adaptive sta
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -17,6 +16,7 @@ from functools import lru_cache
 import pygit2
 
 from elfmem.block.model import TIER_LAMBDA
+from elfmem.clock import WALL, Clock
 from elfmem.index import IndexDB, ledgerstate, queries
 from elfmem.index.ledgerstate import StoredState
 from elfmem.index.queries import BlockRow
@@ -48,8 +48,10 @@ def _epoch(iso: str) -> float | None:
 class LedgerView:
     """Folded ledger state for one open memory, refreshed when the notes tip or spool moves."""
 
-    def __init__(self, store: Store, tip: str | None = None) -> None:
+    def __init__(self, store: Store, tip: str | None = None, clock: Clock | None = None) -> None:
         self.store = store
+        self.clock: Clock = clock or WALL
+        """What "now" is for decay and an open session's end."""
         self.fixed_tip = tip
         """Read the ledger as of this notes commit (time travel; "" = before any), no spool."""
         self._key: tuple[str | None] | None = None
@@ -129,12 +131,12 @@ class LedgerView:
             self._clock = fold_clock(self.lines(clock_anchor()))
         out = list(self._clock)
         if self.open_session is not None:
-            out.append((self.open_session[1], time.time()))
+            out.append((self.open_session[1], self.clock.time()))
         return merge_intervals(out)
 
     def now_hours(self, at: float | None = None) -> float:
         """Active (session) hours on the memory's clock at wall time ``at`` (default now)."""
-        when = time.time() if at is None else at
+        when = self.clock.time() if at is None else at
         return float(active_hours_at(self.intervals(), [when])[0])
 
     def states(
@@ -145,7 +147,7 @@ class LedgerView:
         With ``db`` the folded numbers come from (and are saved to) the index's rows.
         """
         intervals = self.intervals()
-        now = float(active_hours_at(intervals, [time.time()])[0])
+        now = float(active_hours_at(intervals, [self.clock.time()])[0])
         born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
         out: dict[str, BlockState] = {}
         folds = self.stored_many([r.id for r in rows], db)

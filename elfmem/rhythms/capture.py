@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
+from elfmem import clock
 from elfmem.block import secrets
 from elfmem.block.layout import block_bytes, month_of, parse_bucket_path
 from elfmem.block.model import (
@@ -19,9 +20,7 @@ from elfmem.block.model import (
     content_hash,
     is_valid_category,
     is_valid_tag,
-    new_block_id,
     normalise_content,
-    now_iso,
     refuse_control,
 )
 from elfmem.block.render import render_block, validate_block
@@ -49,12 +48,13 @@ class Capture:
     """When it was said or learned, in any form ``retrieval.dates.parse_when`` reads."""
 
 
-def check_when(when: str) -> tuple[tuple[str, str], ...]:
-    """The ``when:`` frontmatter entry for a capture's date ("" states none)."""
+def check_when(when: str, today: date | None = None) -> tuple[tuple[str, str], ...]:
+    """The ``when:`` frontmatter entry for a capture's date ("" states none); relative dates
+    count from ``today`` (default: today, UTC)."""
     if not when.strip():
         return ()
     refuse_control("when", when)
-    return ((WHEN_KEY, parse_when(when, datetime.now(UTC).date())),)
+    return ((WHEN_KEY, parse_when(when, today or datetime.now(UTC).date())),)
 
 
 def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
@@ -105,14 +105,14 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
     text = check_text(item.content, item.cue, core.config.memory.max_content_bytes, allow_secret)
     tags = check_tags(item.tags, item.category, allow_secret)
     block = Block(
-        id=new_block_id(),
+        id=core.new_id(),
         content=text,
         cls=item.category,
         tags=tags,
         pinned=item.pinned,
-        created=now_iso(),
+        created=clock.iso_seconds(core.clock),
         cue=item.cue.strip(),
-        extra=check_when(item.when),
+        extra=check_when(item.when, clock.today(core.clock)),
     )
     validate_block(block)
     return block

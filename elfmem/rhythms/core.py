@@ -7,12 +7,13 @@ over that. Derived state is brought up to date here, lazily, on the first read t
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elfmem.block.model import new_block_id
+from elfmem.clock import WALL, Clock, iso_micros
 from elfmem.config import ElfmemConfig
 from elfmem.index import (
     IndexDB,
@@ -62,15 +63,26 @@ def _written_files(result: WriteResult) -> dict[str, bytes | WrittenFile | None]
 class Core:
     """Everything one open memory needs, opened once per process and reused."""
 
-    def __init__(self, store: Store, config: ElfmemConfig, embedder: VectorModel) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: ElfmemConfig,
+        embedder: VectorModel,
+        clock: Clock | None = None,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.embedder = embedder
+        self.clock: Clock = clock or WALL
+        """What decay, sessions, ``created`` stamps and event times read (elfmem/clock.py)."""
+        self.new_id: Callable[[], str] = new_id or new_block_id
+        """Where new block ids come from: random by default; a simulation may fix them."""
         self._db: IndexDB | None = None
         self._deferred: _Deferred | None = None
         self.last_sync: SyncReport | None = None
-        self.ledger = LedgerView(store)
-        self._started = int(time.time())
+        self.ledger = LedgerView(store, clock=self.clock)
+        self._started = int(self.clock.time())
         self.last_recall_block_ids: list[str] = []
         self.staged_pairs: dict[str, set[tuple[str, str]]] = {}
         """Co-retrieval pairs already staged, per session: a pair counts once per session."""
@@ -214,7 +226,10 @@ class Core:
         return "-".join(self.agent.split()) or "elf"
 
     def event(self, kind: str, block: str | None = None, **data: Any) -> str:
-        return encode(make_event(kind, agent=self.agent_id, block=block, **data))
+        """One ledger line, stamped by the memory's clock unless ``ts`` is given (an import
+        keeps the time an event happened elsewhere)."""
+        ts = data.pop("ts", None) or iso_micros(self.clock)
+        return encode(make_event(kind, agent=self.agent_id, block=block, ts=ts, **data))
 
     def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
         """Ledger lines as one notes commit: for operations on many blocks at once."""

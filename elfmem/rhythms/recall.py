@@ -15,6 +15,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
+from elfmem import clock
 from elfmem.errors import LockedError
 from elfmem.index import IndexDB, open_memory_index, queries, sync
 from elfmem.index.calibration import model_cuts
@@ -70,6 +71,7 @@ def frame(
     core.sync(vectors=True)  # first: a model the index was not built with stops here
     if query:
         settings = calibrated_settings(settings, model_cuts(core.embedder))
+        settings = replace(settings, today=settings.today or clock.today(core.clock))
     db = core.db()
     result = run_frame(
         db,
@@ -105,7 +107,8 @@ def _frame_at(
         sync(db, source, core.embedder)
         if query:
             settings = calibrated_settings(settings, model_cuts(core.embedder))
-        ledger = LedgerView(core.store, core.store.ledger.tip_at(commit.commit_time) or "")
+        tip = core.store.ledger.tip_at(commit.commit_time) or ""
+        ledger = LedgerView(core.store, tip, clock=core.clock)
         result = run_frame(
             db,
             spec,

@@ -7,7 +7,6 @@ all recorded intervals, so clones' clocks merge by union and a fortnight away co
 from __future__ import annotations
 
 import secrets
-import time
 
 from elfmem.rhythms.core import Core
 from elfmem.store.notes import clock_anchor
@@ -15,7 +14,7 @@ from elfmem.store.notes import clock_anchor
 
 def begin(core: Core) -> str:
     session_id = secrets.token_hex(6)
-    now = time.time()
+    now = core.clock.time()
     core.store.spool.append(
         clock_anchor(), core.event("session", None, id=session_id, start=now, end=None)
     )
@@ -28,7 +27,7 @@ def end(core: Core) -> None:
     if core.ledger.open_session is None:
         return
     session_id, started = core.ledger.open_session
-    line = core.event("session", None, id=session_id, start=started, end=time.time())
+    line = core.event("session", None, id=session_id, start=started, end=core.clock.time())
     core.store.spool.append(clock_anchor(), line)
     core.ledger.open_session = None
     core.store.flush_spool()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from elfmem.index import queries
@@ -72,7 +71,7 @@ def status(core: Core) -> StatusResult:
     open_session = core.ledger.open_session
     hours = 0.0
     if open_session is not None:
-        hours = (time.time() - open_session[1]) / 3600
+        hours = (core.clock.time() - open_session[1]) / 3600
     errors = len(core.last_sync.errors) if core.last_sync else 0
     if errors:
         health, suggestion = (
