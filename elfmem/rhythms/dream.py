@@ -162,6 +162,7 @@ def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
     return next((other_id for other_id in active if other_id != block.id), None)
 
 
+@cycle_collection_paused()
 def dream(
     core: Core,
     max_blocks: int | None = None,
@@ -171,21 +172,7 @@ def dream(
     rescore: bool = False,
     progress: Progress | None = None,
 ) -> DreamResult:
-    """Consolidate up to ``max_blocks`` inbox blocks (``_dream``), the cycle collector paused."""
-    with cycle_collection_paused():
-        return _dream(core, max_blocks, judge, note, rescore=rescore, progress=progress)
-
-
-def _dream(
-    core: Core,
-    max_blocks: int | None = None,
-    judge: Judge | None = None,
-    note: str = "",
-    *,
-    rescore: bool = False,
-    progress: Progress | None = None,
-) -> DreamResult:
-    """Consolidate up to ``max_blocks`` inbox blocks.
+    """Consolidate up to ``max_blocks`` inbox blocks, Python's cycle collector paused meanwhile.
 
     Without a judge the whole inbox is drained by default: the deterministic path costs no LLM
     call, so there is nothing to ration. With one, the default is
