@@ -392,6 +392,13 @@ def _seeds(text: str) -> list[int]:
     return list(range(int(lo), int(hi or lo) + 1))
 
 
+def _print_negatives(kind: str, neg: list[int], ending: str) -> None:
+    print(
+        f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
+        f" over 5: {sum(1 for n in neg if n > 5)}; {ending})"
+    )
+
+
 def report(results: list[CorpusResult], rounds: int) -> None:
     print(f"{len(results)} corpora, seeds {results[0].seed}–{results[-1].seed}\n")
     print(f"{'round':>5} {'mean':>7} {'worst':>7} {'worst seed':>10}")
@@ -431,10 +438,7 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         neg = [n for c in results for n in c.negatives_to_leave.get(kind, [])]
         never = sum(c.never_left.get(kind, 0) for c in results)
         if neg:
-            print(
-                f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
-                f" over 5: {sum(1 for n in neg if n > 5)}; still in the top 5 at the end: {never})"
-            )
+            _print_negatives(kind, neg, f"still in the top 5 at the end: {never}")
             if kind == "misleading":
                 balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
                 print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
@@ -447,10 +451,7 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
         never = sum(c.issue_never.get(kind, 0) for c in results)
         if neg:
-            print(
-                f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
-                f" over 5: {sum(1 for n in neg if n > 5)}; still above one at the end: {never})"
-            )
+            _print_negatives(kind, neg, f"still above one at the end: {never}")
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
     if first:
