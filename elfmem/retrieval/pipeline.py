@@ -25,13 +25,20 @@ from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
 from elfmem.index.calibration import Cuts
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
-from elfmem.retrieval import budget as budget_mod
-from elfmem.retrieval import dates, decay, dense_query, fusechoice, fusion, mmr, ranking, signals
+from elfmem.retrieval import (
+    answer,
+    dates,
+    decay,
+    dense_query,
+    fusechoice,
+    fusion,
+    mmr,
+    ranking,
+    signals,
+)
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
-from elfmem.retrieval.ranking import Ranked
-from elfmem.retrieval.render import RenderItem, render_frame, render_header, render_item
-from elfmem.retrieval.result import FrameResult, ScoredBlock
+from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.state import PRIOR, BlockState
 
 Embed = Callable[[str], npt.NDArray[np.float32]]
@@ -312,11 +319,11 @@ def run_frame(
         twin=ranking.TWIN_COSINE if s.twin_cosine is None else s.twin_cosine,
     )
     ranked = [
-        _scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final
+        answer.scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final
     ]
     bearing = len(rows) - len(guaranteed)
     said = {r.id: r.said for r in rows if r.said} if show_said else {}
-    return _render(
+    return answer.packed(
         spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows), bearing, k, said
     )
 
@@ -376,88 +383,3 @@ def _pull_revisions(
             pool.add([newer], "revision")
             added = True
     return added
-
-
-def _scored(
-    row: BlockRow,
-    raw: Mapping[str, npt.NDArray[np.float64]],
-    state: BlockState,
-    r: Ranked,
-    via: str,
-) -> ScoredBlock:
-    i = r.index
-    return ScoredBlock(
-        id=row.id,
-        content=row.content,
-        tags=row.tags,
-        cue=row.cue,
-        status=row.status,
-        score=round(r.score, 6),
-        similarity=round(float(raw["similarity"][i]), 6),
-        confidence=round(float(raw["confidence"][i]), 6),
-        recency=round(float(raw["recency"][i]), 6),
-        centrality=round(float(raw["centrality"][i]), 6),
-        reinforcement=round(float(raw["reinforcement"][i]), 6),
-        guaranteed=r.tier == "guaranteed",
-        via=via,
-        composite=round(r.composite, 6),
-        tier=r.tier,
-        outcome_balance=round(state.alpha - state.beta, 6),
-        note=r.note,
-    )
-
-
-def _render(
-    spec: FrameSpec,
-    query: str | None,
-    ranked: list[ScoredBlock],
-    agent_name: str,
-    self_text: str | None,
-    excluded: int,
-    candidates: int,
-    bearing: int,
-    k: int,
-    said: Mapping[str, str],
-) -> FrameResult:
-    """``said`` holds the dates to show: those of a question that asks when or names a time."""
-    header = render_header(spec, agent_name, self_text)
-    header_tokens = budget_mod.count_tokens(header)
-    items = {
-        b.id: RenderItem(b.id, b.content, b.tags, b.cue, b.note, said.get(b.id, "")) for b in ranked
-    }
-    sized = [
-        (b.id, budget_mod.count_tokens(render_item(spec, items[b.id], n)))
-        for n, b in enumerate(ranked, 1)
-    ]
-    packed = budget_mod.pack(sized, max(1, spec.budget - header_tokens)) if sized else None
-    kept = set(packed.kept) if packed else set()
-    blocks = [b for b in ranked if b.id in kept]
-    text = render_frame(spec, agent_name, [items[b.id] for b in blocks], self_text)
-    by_id = {b.id: b for b in ranked}
-    dropped = [
-        {"id": i, "reason": why, "guaranteed": "yes" if by_id[i].guaranteed else "no"}
-        for i, why in (packed.dropped if packed else [])
-    ]
-    return FrameResult(
-        frame=spec.name,
-        query=query,
-        text=text,
-        blocks=blocks,
-        ranked=ranked,
-        dropped=dropped,
-        budget_used=header_tokens + (packed.used if packed else 0),
-        budget_total=spec.budget,
-        excluded_by_filter=excluded,
-        candidates=candidates,
-        bearing=bearing,
-        shortfall=_shortfall(spec, query, bearing, k),
-    )
-
-
-def _shortfall(spec: FrameSpec, query: str | None, bearing: int, k: int) -> str:
-    """Say so when fewer than k blocks bear on the query, rather than padding the answer."""
-    if spec.queryless or not (query or "").strip() or bearing >= k:
-        return ""
-    if bearing == 0:
-        return "Nothing in memory bears on this query."
-    return f"Only {bearing} of the {k} blocks asked for bear on this query."
