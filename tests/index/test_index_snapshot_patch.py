@@ -18,6 +18,7 @@ from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.index import EmbeddingCache, IndexDB, VectorStore, open_index, sync, vecdelta
 from elfmem.index.search import _fresh_snapshot, _Snapshot
+from elfmem.index.source import DictSource
 from elfmem.index.vecdelta import changed_since
 from elfmem.index.vectorfile import (
     HEADER_BYTES,
@@ -137,13 +138,21 @@ def test_patched_snapshots_equal_a_rebuild(
         cache.close()
 
 
-def test_a_patch_appends_rows_and_keeps_the_file(db: IndexDB, cache: EmbeddingCache) -> None:
-    assert db.path is not None
+def _indexed(
+    db: IndexDB, cache: EmbeddingCache, adds: list[tuple[int, int]]
+) -> tuple[Memory, HashModel, DictSource]:
+    """A memory of the blocks ``adds`` names (number, version), synced into ``db``."""
     memory, model = Memory(), HashModel()
-    for n in range(6):
-        memory.apply(("add", n, 1))
+    for n, version in adds:
+        memory.apply(("add", n, version))
     source = source_with({k: v for k, v in memory.files().items() if v is not None})
     sync(db, source, model, cache=cache)
+    return memory, model, source
+
+
+def test_a_patch_appends_rows_and_keeps_the_file(db: IndexDB, cache: EmbeddingCache) -> None:
+    assert db.path is not None
+    memory, model, source = _indexed(db, cache, [(n, 1) for n in range(6)])
     store = VectorStore().load(db)
     before = read_any(vector_file_path(db.path))
     assert before is not None
@@ -163,11 +172,7 @@ def test_a_patch_appends_rows_and_keeps_the_file(db: IndexDB, cache: EmbeddingCa
 
 def test_a_truncated_or_torn_file_is_rebuilt(db: IndexDB, cache: EmbeddingCache) -> None:
     assert db.path is not None
-    memory, model = Memory(), HashModel()
-    for n in range(6):
-        memory.apply(("add", n, 1))
-    source = source_with({k: v for k, v in memory.files().items() if v is not None})
-    sync(db, source, model, cache=cache)
+    _indexed(db, cache, [(n, 1) for n in range(6)])
     VectorStore().load(db)
     side = vector_file_path(db.path)
     size = side.stat().st_size
@@ -188,10 +193,7 @@ def test_the_log_reaches_back_a_bounded_number_of_generations(
     db: IndexDB, cache: EmbeddingCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vecdelta, "LOG_KEEP", 4)
-    memory, model = Memory(), HashModel()
-    memory.apply(("add", 0, 1))
-    source = source_with({k: v for k, v in memory.files().items() if v is not None})
-    sync(db, source, model, cache=cache)
+    memory, model, source = _indexed(db, cache, [(0, 1)])
     start = int(db.meta()["generation"])
     assert changed_since(db.conn, start) == set()
     memory.apply(("edit", 0, 0))
@@ -212,11 +214,7 @@ def test_an_index_without_a_file_patches_in_memory(tmp_path: Path, cache: Embedd
     from elfmem.index import open_memory_index
 
     db = open_memory_index()
-    memory, model = Memory(), HashModel()
-    for n in range(5):
-        memory.apply(("add", n, 2))
-    source = source_with({k: v for k, v in memory.files().items() if v is not None})
-    sync(db, source, model, cache=cache)
+    memory, model, source = _indexed(db, cache, [(n, 2) for n in range(5)])
     store = VectorStore().load(db)
     memory.apply(("edit", 1, 0))
     memory.apply(("drop", 2, 0))
