@@ -11,8 +11,8 @@ import re
 import secrets
 import unicodedata
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 
+from elfmem.clock import WALL, iso_seconds
 from elfmem.errors import InvalidInput
 
 RELATIONS: tuple[str, ...] = (
@@ -120,7 +120,8 @@ def new_block_id() -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
+    """A ``created`` stamp from the wall clock (an open memory stamps from ``Core.clock``)."""
+    return iso_seconds(WALL)
 
 
 def normalise_content(text: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from elfmem.clock import WALL, iso_micros
 from elfmem.errors import InvalidInput
 
 PRIOR = 0.5
@@ -53,7 +54,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def now_ts() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+    """An event's ``ts`` from the wall clock (an open memory stamps from ``Core.clock``)."""
+    return iso_micros(WALL)
 
 
 def make_event(
