@@ -65,7 +65,6 @@ VARIANTS: dict[str, SearchSettings] = {
     "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),
     "score-0.6": SearchSettings(fuse_by="score", score_share=0.6),
     "score-0.7": SearchSettings(fuse_by="score", score_share=0.7),
-    "clean": SearchSettings(dense_clean=True),
     "fb-0.6": SearchSettings(dense_feedback=0.6),
     "fb-0.9": SearchSettings(dense_feedback=0.9),
     "fb-0.6-d2": SearchSettings(dense_feedback=0.6, dense_feedback_depth=2),

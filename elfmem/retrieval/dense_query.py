@@ -1,16 +1,13 @@
-"""Two rules for the dense side of a turn-level search: what text is embedded, and feedback.
-
-``dense_text``: the words of a question that say what it is about, without its question words
-("what", "when", "did"). A static embedder averages its tokens, so each function word pulls the
-query vector toward every other question and away from the turn that answers it.
+"""Feedback for the dense side of a search.
 
 ``feedback_vector``: pseudo-relevance feedback (Rocchio on vectors). The query vector moves toward
 the mean of the blocks ranked first by the first pass, and the dense search runs again with it.
 A question that names one side of a fact ("what did Caroline research?") finds turns near the
 side it names; the turns that answered it well pull in their neighbours in meaning.
 
-Feedback is on (``FEEDBACK``, ``FEEDBACK_DEPTH``); the stop-word cleanup is off, because it
-measured worse (docs/benchmarks.md, "Dense feedback").
+Feedback is on (``FEEDBACK``, ``FEEDBACK_DEPTH``). Embedding the question without its stop words
+was measured too and was worse (docs/benchmarks.md, "Dense feedback"), so the question is
+embedded as asked.
 """
 
 from __future__ import annotations
@@ -21,9 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from elfmem.errors import InvalidInput
-from elfmem.index.search import STOP_WORDS
-
-_WORD_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 Vector = npt.NDArray[np.float32]
 
@@ -34,19 +28,6 @@ date in the cue) from 0, 0.3 and 0.6, chose 0.3 in all five folds (docs/benchmar
 FEEDBACK_DEPTH = 1
 """How many of the first pass's best-ranked blocks the second search moves toward: 1 measured
 ahead of 2, 3 and 5 (the mean of several top blocks drifts off the question)."""
-
-
-def dense_text(query: str) -> str:
-    """``query`` without its stop words; the query itself when nothing else is left.
-
-    Words keep their case and their order; only whole words that are stop words go.
-    """
-    kept = [w for w in query.split() if _bare(w) not in STOP_WORDS]
-    return " ".join(kept) if any(_bare(w) for w in kept) else query
-
-
-def _bare(word: str) -> str:
-    return "".join(c for c in word.casefold() if c in _WORD_CHARS)
 
 
 def feedback_vector(query: Vector, top: Sequence[Vector], weight: float) -> Vector:

@@ -88,8 +88,6 @@ class SearchSettings:
     time_boost: float = TIME_BOOST
     today: date | None = None
     """Where "yesterday" or "last week" count from; None: today (UTC)."""
-    dense_clean: bool = False
-    """Embed the query without its stop words (``dense_query.dense_text``)."""
     dense_feedback: float = FEEDBACK
     """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
     dense_feedback_depth: int = FEEDBACK_DEPTH
@@ -163,7 +161,7 @@ def _seed(
         hits = lexical(db, query, s.seeds + extra, statuses, s.field_weights)
     else:  # the lexical search runs in a thread while the query is embedded and matched
         lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
-        pool.query_vec = embed(dense_query.dense_text(query) if s.dense_clean else query)
+        pool.query_vec = embed(query)
         pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])

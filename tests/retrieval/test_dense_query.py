@@ -1,4 +1,4 @@
-"""The dense query's text and the feedback vector (``retrieval/feedback.py``)."""
+"""The feedback vector and the second dense search (``retrieval/dense_query.py``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elfmem.errors import InvalidInput
-from elfmem.retrieval.dense_query import dense_text, feedback_vector, second_search
-
-
-def test_dense_text_drops_question_words_and_keeps_the_subject() -> None:
-    assert dense_text("When did Caroline go to the LGBTQ support group?") == (
-        "Caroline go LGBTQ support group?"
-    )
-    assert dense_text("What is Melanie's favourite book") == "Melanie's favourite book"
-
-
-def test_dense_text_keeps_a_query_of_nothing_but_stop_words() -> None:
-    assert dense_text("What was it?") == "What was it?"
-    assert dense_text("   ") == "   "
+from elfmem.retrieval.dense_query import feedback_vector, second_search
 
 
 def _unit(v: list[float]) -> np.ndarray:
