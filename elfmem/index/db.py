@@ -16,8 +16,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
+from elfmem import filelock
 from elfmem.errors import ElfmemError
-from elfmem.index import filelock
 from elfmem.index.blockdiff import KnownFile
 from elfmem.index.schema import ForeignDatabase, NewerSchema, migrate
 

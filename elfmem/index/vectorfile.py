@@ -27,7 +27,7 @@ from typing import BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from elfmem.index import filelock
+from elfmem import filelock
 
 MAGIC = b"ELFMEM-VECTORS-2\n"
 ROWS_MAGIC = b"ELFMEM-VECTOR-ROWS-2\n"

@@ -17,6 +17,7 @@ from pygit2.enums import RepositoryState
 
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.errors import RepoStateError
+from elfmem.filelock import exclusive
 
 _BLOCKING_STATES = {
     RepositoryState.MERGE: "a merge",
@@ -256,14 +257,8 @@ def write_lock(repo: pygit2.Repository, name: str = "write") -> Iterator[None]:
     ``write`` guards memory commits (libgit2 also checks the ref update); ``notes-ref`` guards
     the creation of the notes ref, which libgit2 cannot make conditional.
     """
-    path = state_dir(repo) / f"{name}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with exclusive(state_dir(repo) / f"{name}.lock"):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 @contextmanager
