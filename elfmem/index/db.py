@@ -52,6 +52,9 @@ class IndexDB:
         """Per memory file: the ``blocks`` rows this process last wrote for it, labelled with the
         (index uuid, generation) they were written at. Every change to ``blocks`` moves the
         generation, so a label that still matches means the rows are still exactly these."""
+        self.kept: dict[str, tuple[tuple[int, int], object]] = {}
+        """Values read from the index, each under the ``change_key`` it was read at: a sync
+        reuses the ``files`` rows while nothing has written to the index since."""
 
     def side_reader(self) -> sqlite3.Connection | None:
         """A second, read-only connection, for a query that runs in a thread beside others on
@@ -78,6 +81,13 @@ class IndexDB:
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def change_key(self) -> tuple[int, int]:
+        """A pair that moves whenever the index may have changed: a commit by any other
+        connection, in this process or another (``PRAGMA data_version``), or a row changed on
+        this one (``total_changes``, rolled-back changes included). Read it before what it keys."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        return int(version), self.conn.total_changes
 
     @contextlib.contextmanager
     def write(self, wait_s: float = BUSY_TIMEOUT_S) -> Iterator[sqlite3.Connection]:
@@ -122,6 +132,7 @@ class IndexDB:
         with self._lock:
             self._close_side()
             self.known_rows.clear()
+            self.kept.clear()
             self.conn.close()
             if self.path is None:
                 self.conn = sqlite3.connect(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from elfmem.block.model import Block
 from elfmem.errors import BlockFormatError
@@ -20,7 +21,7 @@ from elfmem.index.blockdiff import (
     diff_updates,
     shadowed_errors,
 )
-from elfmem.index.changes import FileUpdate, Resolver, read_rows, resolve_all
+from elfmem.index.changes import FileRow, FileUpdate, Resolver, read_rows, resolve_all
 from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
 from elfmem.index.embedding import VectorPlan, check_model, plan_vectors, write_plan
@@ -186,7 +187,7 @@ def _plan_sync(
     token = (meta.get("generation"), old_tree)
     if not overlay and not force_full and old_tree is not None and old_tree == new_tree:
         return Plan("none", token, new_tree, True, [], False, 0, [], meta)
-    rows = read_rows(db.conn)
+    rows = file_rows(db)
     changes: dict[str, str | None] | None = None
     if not force_full and old_tree == new_tree:
         changes, mode = {}, "none"
@@ -209,6 +210,22 @@ def _plan_sync(
     full = mode == "full"
     parsed = resolver.files_parsed
     return Plan(mode, token, new_tree, True, updates, full, parsed, resolver.errors, meta)
+
+
+def file_rows(db: IndexDB) -> dict[str, FileRow]:
+    """The index's ``files`` rows; read once and reused while ``db.change_key()`` stands still.
+
+    Every recall's sync compares each memory file's stat with its row; the rows change only
+    when something writes the index, so a run of recalls reads them once. A hand edit shows in
+    the stat (a new mtime or size), never in the rows, so keeping them serves nothing stale.
+    """
+    key = db.change_key()
+    kept = db.kept.get("files")
+    if kept is not None and kept[0] == key:
+        return dict(cast(dict[str, FileRow], kept[1]))
+    rows = read_rows(db.conn)
+    db.kept["files"] = (key, rows)
+    return dict(rows)
 
 
 def run_plan(

@@ -31,17 +31,17 @@ DROP_BUDGET = "budget"
 """The reason recorded for a block left out because it did not fit."""
 
 
+_DROP_PLAIN = {c: None for c in range(128) if chr(c).isalnum() or chr(c).isspace()}
+"""Deletes the ``plain`` characters: what ``str.translate`` leaves is punctuation and non-ASCII."""
+
+
 def count_tokens(text: str) -> int:
     """Approximate tokens in ``text`` (see the module docstring for the formula and why)."""
     if not text:
         return 0
-    plain = punctuation = 0
-    for ch in text:
-        if ch.isascii():
-            if ch.isalnum() or ch.isspace():
-                plain += 1
-            else:
-                punctuation += 1
+    rest = text.translate(_DROP_PLAIN)  # one pass in C instead of a Python loop per character
+    plain = len(text) - len(rest)
+    punctuation = len(rest) if rest.isascii() else sum(1 for ch in rest if ch.isascii())
     non_ascii = len(text) - plain - punctuation
     by_chars = math.ceil(
         plain / PLAIN_CHARS_PER_TOKEN + punctuation * TOKENS_PER_PUNCTUATION + non_ascii

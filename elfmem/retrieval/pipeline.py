@@ -42,7 +42,8 @@ from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.state import PRIOR, BlockState
 
 Embed = Callable[[str], npt.NDArray[np.float32]]
-States = Callable[[Sequence[str]], Mapping[str, BlockState]]
+States = Callable[[Sequence[BlockRow]], Mapping[str, BlockState]]
+"""Ledger state of candidate blocks, given their index rows (read once, by ``_candidates``)."""
 
 DENSE_FLOOR = 0.35
 """Cosine at which a vector hit bears on the query, for the embedded model. On the LoCoMo dev
@@ -349,7 +350,7 @@ def _candidates(
 ) -> tuple[list[BlockRow], list[BlockState]]:
     rows_by_id = queries.get_blocks(db, pool.via)
     rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status in SEARCHED]
-    known = states([r.id for r in rows])
+    known = states(rows)
     return rows, [known.get(r.id, PRIOR) for r in rows]
 
 

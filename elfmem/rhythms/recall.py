@@ -17,8 +17,9 @@ import numpy.typing as npt
 
 from elfmem import clock
 from elfmem.errors import LockedError
-from elfmem.index import IndexDB, open_memory_index, queries, sync
+from elfmem.index import IndexDB, open_memory_index, sync
 from elfmem.index.calibration import model_cuts
+from elfmem.index.queries import BlockRow
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
 from elfmem.retrieval.pipeline import SearchSettings, calibrated_settings, run_frame
 from elfmem.retrieval.result import FrameResult
@@ -46,10 +47,9 @@ def embedder_fn(core: Core) -> Callable[[str], npt.NDArray[np.float32]]:
 
 def states_fn(
     ledger: LedgerView, db: IndexDB
-) -> Callable[[Sequence[str]], Mapping[str, BlockState]]:
-    def states(ids: Sequence[str]) -> Mapping[str, BlockState]:
-        rows = list(queries.get_blocks(db, ids).values())
-        return ledger.states(rows, declared_degree(db, ids), db)
+) -> Callable[[Sequence[BlockRow]], Mapping[str, BlockState]]:
+    def states(rows: Sequence[BlockRow]) -> Mapping[str, BlockState]:
+        return ledger.states(rows, declared_degree(db, [r.id for r in rows]), db)
 
     return states
 

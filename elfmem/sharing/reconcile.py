@@ -133,15 +133,18 @@ def _last_reflog(repo: pygit2.Repository) -> str:
 
 def needs_check(repo: pygit2.Repository) -> bool:
     """The tip came from a merge, rebase or cherry-pick that the pass has not checked."""
-    tip = repo_mod.head_commit(repo)
-    if tip is None or repo_mod.in_progress(repo) is not None:
+    tip_oid = repo_mod.head_oid(repo)  # every sync asks: refs, a file, then a cached commit
+    if tip_oid is None or repo_mod.in_progress(repo) is not None:
         return False  # mid-merge or mid-rebase: the hook after it finishes runs the pass
     try:
-        if _state(repo).read_text("utf-8").strip() == str(tip.id):
+        if _state(repo).read_text("utf-8").strip() == str(tip_oid):
             return False
     except OSError:
         pass
-    if len(tip.parent_ids) > 1:
+    tip = repo_mod.commit_facts(repo, tip_oid)
+    if tip is None:
+        return False
+    if tip.parents > 1:
         return True
     verb = _last_reflog(repo).split(":", 1)[0]
     return any(word in verb for word in _TRIGGERS)

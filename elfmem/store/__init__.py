@@ -151,8 +151,7 @@ class Store:
         return blob.data if blob is not None else None
 
     def memory_tree_oid(self) -> str | None:
-        tree = repo_mod.memory_tree(repo_mod.memory_commit(self.repo))
-        return str(tree.id) if tree is not None else None
+        return repo_mod.memory_tree_oid_of(self.repo, repo_mod.memory_commit_oid(self.repo))
 
     def append_events(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
         """Ledger lines for blocks (keyed by block id), written as one notes commit."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 
 import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
@@ -40,8 +41,12 @@ def anchor_text(block_id: str) -> str:
     return f"elfmem-block {block_id}\n"
 
 
+@lru_cache(maxsize=16384)
 def anchor_for_block(block_id: str) -> str:
-    """Same as ``printf 'elfmem-block %s\\n' <id> | git hash-object --stdin``."""
+    """Same as ``printf 'elfmem-block %s\\n' <id> | git hash-object --stdin``.
+
+    Kept per id: a recall asks for the anchor of every candidate (about a hundred) each time.
+    """
     return str(pygit2.hash(anchor_text(block_id).encode()))
 
 

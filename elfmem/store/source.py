@@ -8,7 +8,13 @@ import os
 import pygit2
 
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
-from elfmem.store.repo import memory_commit, memory_tree, memory_workdir
+from elfmem.store.repo import (
+    memory_commit,
+    memory_commit_oid,
+    memory_tree,
+    memory_tree_oid_of,
+    memory_workdir,
+)
 from elfmem.store.tree import blob_paths
 
 
@@ -29,7 +35,9 @@ class GitSource:
         return self._fixed if self._fixed is not None else memory_commit(self.repo)
 
     def memory_tree_oid(self) -> str | None:
-        tree = memory_tree(self._commit())
+        if self._fixed is None:  # every sync asks: answered from the refs and a cache
+            return memory_tree_oid_of(self.repo, memory_commit_oid(self.repo))
+        tree = memory_tree(self._fixed)
         return str(tree.id) if tree is not None else None
 
     def tree_files(self, tree_oid: str) -> dict[str, str]:

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from elfmem.errors import InvalidInput
 from elfmem.retrieval.budget import count_tokens, pack
+
+
+def _counted_per_character(text: str) -> int:
+    """The formula of the module docstring, one character at a time."""
+    if not text:
+        return 0
+    plain = sum(1 for ch in text if ch.isascii() and (ch.isalnum() or ch.isspace()))
+    punctuation = sum(1 for ch in text if ch.isascii()) - plain
+    non_ascii = len(text) - plain - punctuation
+    by_chars = math.ceil(plain / 4.5 + punctuation * 0.6 + non_ascii)
+    return max(by_chars, math.ceil(len(text.split()) * 4 / 3))
 
 
 def test_count_tokens_takes_the_larger_of_chars_and_words() -> None:
@@ -25,6 +40,15 @@ def test_count_tokens_charges_punctuation_and_non_ascii_more() -> None:
     assert count_tokens("日本語") == 3
     # "café au lait": 11 plain / 4.5 + 1 non-ASCII = 3.44 → 4;  3 words → 4 → 4
     assert count_tokens("café au lait") == 4
+
+
+@given(st.text(max_size=300) | st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
+def test_count_tokens_is_the_formula_for_any_text(text: str) -> None:
+    # control characters, the separators Python counts as whitespace, astral characters
+    assert count_tokens(text) == _counted_per_character(text)
+    assert count_tokens(text + "\x1c\x7f\x00 ü😀") == _counted_per_character(
+        text + "\x1c\x7f\x00 ü😀"
+    )
 
 
 def test_pack_keeps_items_in_order_and_skips_what_does_not_fit() -> None:
