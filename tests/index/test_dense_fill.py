@@ -98,30 +98,24 @@ def test_only_a_filled_block_can_push_another_out_of_the_top(
     k: int,
 ) -> None:
     """Hunting the blocks the fill pushes out of the top k: each is overtaken by a block that was
-    filled, and blocks that were not filled keep their order among themselves."""
+    filled, and no block that was not filled overtakes one it was strictly below."""
     filled = filled_dense(dense, list(lexical), lambda asked: cosines)
     added = set(filled) - set(dense)
     before = score_fusion(lexical, dense, share)
     after = score_fusion(lexical, filled, share)
-
-    def top(fused: dict[str, float]) -> list[str]:
-        return sorted(fused, key=lambda b: (-round(fused[b], 9), b))
-
-    kept = [b for b in top(before) if b not in added]
-    assert [b for b in top(after) if b not in added] == kept or _ties(before, kept)
-    pushed_out = set(top(before)[:k]) - set(top(after)[:k])
-    overtaking = set(top(after)[:k]) - set(top(before)[:k])
-    assert not pushed_out or overtaking <= added or _ties(after, top(after)[: k + 1])
+    kept = [b for b in before if b not in added]
+    for x in kept:
+        for y in kept:
+            if before[x] > before[y] + 1e-9:
+                assert after[x] >= after[y] - 1e-9, (x, y)
     for b in added:  # a filled block never falls below a block it was level with or above
-        above_before = {o for o in kept if before[o] > before[b] + 1e-9}
-        above_after = {o for o in kept if after[o] > after[b] + 1e-9}
-        assert above_after <= above_before
-
-
-def _ties(fused: dict[str, float], ordered: list[str]) -> bool:
-    """Near-equal scores (float rounding decides their order)."""
-    values = sorted(round(fused[b], 6) for b in ordered)
-    return len(set(values)) < len(values)
+        assert {o for o in kept if after[o] > after[b] + 1e-9} <= {
+            o for o in kept if before[o] > before[b] - 1e-9
+        }
+    # what enters the top k is a filled block, or a block level with the one it displaced
+    kth = sorted(before.values(), reverse=True)[:k][-1]
+    entered = set(sorted(after, key=lambda b: -after[b])[:k]) - added
+    assert all(before[b] >= kth - 1e-9 for b in entered)
 
 
 def test_the_fill_leaves_a_memory_without_lexical_hits_alone() -> None:
