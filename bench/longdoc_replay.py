@@ -179,6 +179,28 @@ def analyse(form: str) -> None:
     for k, v in where.most_common():
         print("   ", k, v)
     print("  top-5 holders:", dict(holders))
+    margins(qs, vecs)
+
+
+def margins(qs: list[dict], vecs: Vecs) -> None:
+    """Where the lexical and dense top blocks differ: how often each is gold, by the dense lead."""
+    bands = ((0.0, 0.01), (0.01, 1.0))
+    counts = {band: [0, 0, 0] for band in bands}
+    for q in qs:
+        lex, dense = base_lists(q)
+        lo, do = order(lex), order(dense)
+        if len(lo) < 2 or len(do) < 2 or lo[0] == do[0]:
+            continue
+        lead = dense[do[0]] - dense[do[1]]
+        band = next(b for b in bands if b[0] <= lead < b[1])
+        counts[band][0] += 1
+        counts[band][1] += do[0] in q["gold"]
+        counts[band][2] += lo[0] in q["gold"]
+    for (low, high), (n, d_gold, l_gold) in counts.items():
+        print(
+            f"  tops differ, dense lead [{low}, {high}): n {n}, dense top gold {d_gold},"
+            f" lexical top gold {l_gold}"
+        )
 
 
 def loocv(rows_by_setting: dict[str, list[dict]]) -> tuple[list[dict], list[str]]:

@@ -8,6 +8,7 @@ depths and what the lists hold"): none moved recall_all@5 beyond the run-to-run 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -111,7 +112,7 @@ RULES = {
             {"share": s, "r": r, "f": f, "steps": st}
             for s in (0.3,)
             for r in (0.0, 0.25, 0.5, 0.75)
-            for f in (0.75, 1.0)
+            for f in (0.0, 0.5, 0.75, 1.0)
             for st in (1, 2, 4)
             if not (r == 0.0 and f == 1.0)
         ],
@@ -215,10 +216,9 @@ def rule_centred(
 RULES["centred"] = (
     rule_centred,
     [
-        {"share": s, "how": h, "keep": k}
-        for h in ("global", "seeds")
-        for k in (0.5, 1.0)
-        for s in (0.2, 0.3, 0.5, 0.7)
+        {"share": s, "how": "global", "keep": k}
+        for k in (0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
+        for s in (0.2, 0.3, 0.4, 0.5)
     ],
 )
 RULES["centred-dense"] = (
@@ -385,5 +385,59 @@ RULES["dropq"] = (
         for d in (5, 10)
         for f in (0.8, 1.0)
         for m in (0.5, 1.0)
+    ],
+)
+
+
+_BLOCK_TF: dict[int, Any] = {}
+
+
+def block_tf(blocks: list[dict]) -> tuple[list[Counter[str]], np.ndarray, dict[str, int]]:
+    """Per block: its crude-stemmed word counts; the blocks' lengths; each word's block count."""
+    key = id(blocks)
+    if key not in _BLOCK_TF:
+        tfs = [Counter(_toks(f"{b['text']} said on {b['date']}")) for b in blocks]
+        lengths = np.array([sum(t.values()) for t in tfs], dtype=float)
+        df: Counter[str] = Counter()
+        for t in tfs:
+            df.update(t.keys())
+        _BLOCK_TF[key] = (tfs, lengths, dict(df))
+    return _BLOCK_TF[key]
+
+
+def rule_bm25(
+    q: dict, vecs: Vecs, share: float = SHARE, k1: float = 1.2, b: float = 0.75, **_: Any
+) -> list[int]:
+    """The lexical side recomputed with other k1 and b (smoothed IDF, crude stems, not FTS5's)."""
+    import math
+
+    lex, dense = base_lists(q)
+    blocks = BLOCKS_OF[id(vecs)]
+    tfs, lengths, df = block_tf(blocks)
+    avg = float(lengths.mean())
+    n = len(blocks)
+    cands = list(dict.fromkeys([*lex, *dense]))
+    words = set(_toks(q["q"]))
+    mine = {}
+    for c in cands:
+        s = 0.0
+        for w in words:
+            tf = tfs[c].get(w, 0)
+            if not tf:
+                continue
+            idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
+            s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[c] / avg))
+        if s > 0:
+            mine[c] = s
+    return order(fuse(mine, dense, share))
+
+
+RULES["bm25"] = (
+    rule_bm25,
+    [
+        {"share": s, "k1": k1, "b": b}
+        for s in (0.3,)
+        for k1 in (0.6, 1.2, 2.0)
+        for b in (0.3, 0.5, 0.75, 0.9)
     ],
 )
