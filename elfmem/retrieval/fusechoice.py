@@ -86,10 +86,13 @@ def filled_dense(
 
     Only adds: every score ``dense`` held is kept, and an added one is capped at ``dense``'s top,
     so the scaling of the dense list (by its top) and the order of what it held stay as they were.
+    An empty ``dense`` (no vector hit bore on the query) stays empty: there is no list to join.
     """
+    if not dense:
+        return {}
     missing = [b for b in ranking if b not in dense]
     found = cosines(missing) if missing else {}
-    top = max(dense.values(), default=math.inf)
+    top = max(dense.values())
     merged = {b: min(float(found[b]), top) for b in missing if b in found}
     merged.update(dense)
     return dict(sorted(merged.items(), key=lambda item: (-item[1], item[0])))

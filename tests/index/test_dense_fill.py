@@ -74,7 +74,8 @@ def test_filled_dense_only_adds_and_caps_at_the_top() -> None:
     out = filled_dense(dense, ["c", "a", "d", "e"], lambda ids: {"a": 0.1, "c": 0.6, "d": 0.95})
     assert out == {"a": 0.8, "d": 0.8, "c": 0.6, "b": 0.5}
     assert list(out) == ["a", "d", "c", "b"]  # best first, ties by id
-    assert filled_dense({}, ["x"], lambda ids: {"x": 0.4}) == {"x": 0.4}
+    # no vector hit bore on the query: the fill does not make one up
+    assert filled_dense({}, ["x"], lambda ids: {"x": 0.4}) == {}
     assert filled_dense(dense, ["a", "b"], lambda ids: pytest.fail("nothing to ask")) == dense
 
 
