@@ -57,6 +57,14 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),
+    "no-fill": SearchSettings(dense_fill=False),
+    **{f"nofill-{x:g}": SearchSettings(score_share=x, dense_fill=False) for x in (0.2, 0.3, 0.4)},
+    # a memory many times this size, where most blocks fall past the 50 seeds of each search
+    **{
+        f"seeds-{n}{tag}": SearchSettings(seeds=n, dense_fill=fill)
+        for n in (5, 10, 20)
+        for tag, fill in (("", True), ("-no-fill", False))
+    },
     **{
         f"{name}-{share:g}": SearchSettings(fuse_by="score", score_share=share, score_idf=idf)
         for name, idf in (("score", "smooth"), ("fts", "fts"))
@@ -65,7 +73,10 @@ VARIANTS: dict[str, SearchSettings] = {
 }
 """Diagnostic settings beside the product's defaults (``--variant``). ``score-X``: score fusion
 with lexical share X and the smoothed IDF (the product's long-document path); ``fts-X``: the same
-with FTS5's own IDF (the product before "Words that every long document holds")."""
+with FTS5's own IDF (the product before "Words that every long document holds"); ``no-fill`` and
+``nofill-X``: score fusion giving a lexical hit the dense search did not return 0 instead of its
+own cosine (the product before "Lexical hits keep their cosine"); ``seeds-N``: each search
+returns N seeds instead of 50, as in a memory many times this size."""
 TUNED = ("score-", "fts-")
 """Variants that take part in the held-out choice beside the default; the rest are diagnostics."""
 OFF = 10**9

@@ -260,6 +260,16 @@ class VectorStore:
         found = sorted((-float(scores[i]), snap.ids[i]) for i in top)
         return [(block_id, -score) for score, block_id in found]
 
+    def scores_for(self, query_vec: npt.ArrayLike, ids: Iterable[str]) -> dict[str, float]:
+        """The dense score ``dense`` would give each known id of ``ids`` (best passage for a long
+        block), however far down the ranking it is; unknown ids skipped."""
+        snap = self._snap
+        known = [i for i in ids if i in snap.rows]
+        if not known:
+            return {}
+        scores = snap.scores(np.asarray(query_vec, dtype=np.float32).reshape(-1))
+        return {i: float(scores[snap.rows[i]]) for i in known}
+
     def row_numbers(self, ids: Iterable[str]) -> dict[str, int]:
         """Each known id's row in ``matrix`` (and ``ids``, ``statuses``); unknown ids skipped."""
         rows = self._snap.rows

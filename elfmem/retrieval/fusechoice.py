@@ -10,12 +10,16 @@ Score fusion also re-weighs bm25's words (``smoothed_lexical``): FTS5 gives a wo
 than half of the blocks no weight at all, and among long documents many of a question's words are
 (a fifth of the benchmark questions' words, over blocks of 5-10 KB). A block that only such a word
 brings is still found only if the lexical or the dense search returned it.
+
+A lexical hit the dense search did not return (past its seeds, or under its relevance floor) is
+scored by its own cosine (``cosines``) rather than 0: with 0 it lost the whole dense share, which
+puts a block that bm25 ranks high below every dense seed that bm25 barely saw.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from elfmem.errors import InvalidInput
 from elfmem.index import FieldWeights, IndexDB, queries
@@ -31,6 +35,8 @@ IDF_KINDS = ("smooth", "fts")
 keeps (Lucene's form), or ``fts``, FTS5's own, zero past half of the blocks. Chosen by
 leave-one-conversation-out on the long-document benchmark (docs/benchmarks.md, "Long documents",
 "Words that every long document holds")."""
+Cosines = Callable[[Sequence[str]], Mapping[str, float]]
+"""Dense scores of the given block ids (``VectorStore.scores_for``)."""
 
 
 def similarity(
@@ -45,13 +51,15 @@ def similarity(
     query: str = "",
     field_weights: FieldWeights | None = None,
     idf: str = "smooth",
+    cosines: Cosines | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate (``fusion.query_similarity``) by the chosen fusion.
 
     ``lexical`` maps the bm25 hits, best first, to their scores; ``rrf`` is (k, weights). With
     score fusion and ``idf`` smooth, the candidates' bm25 is recomputed word by word for
     ``query`` (searched with ``field_weights``), so a candidate that holds a query word the
-    lexical search did not rank still gets its share.
+    lexical search did not rank still gets its share. With score fusion and ``cosines``, a
+    lexical hit missing from ``dense`` is scored by its own cosine (``filled_dense``).
     """
     if fuse_by not in FUSE_BY:
         raise InvalidInput(f"unknown fusion {fuse_by!r}", "Use auto, rrf or score.")
@@ -66,7 +74,28 @@ def similarity(
     if idf == "smooth" and query and ranking:
         lexical = smoothed_lexical(term_hits(db, query, list(candidates), field_weights))
         ranking = list(lexical)
+    if cosines is not None:
+        dense = filled_dense(dense, ranking, cosines)
     return fusion.query_similarity(candidates, ranking, dense, k, list(weights), lexical, share)
+
+
+def filled_dense(
+    dense: Mapping[str, float], ranking: Sequence[str], cosines: Cosines
+) -> dict[str, float]:
+    """``dense`` plus each id of ``ranking`` it lacks, scored by ``cosines``; best first.
+
+    Only adds: every score ``dense`` held is kept, and an added one is capped at ``dense``'s top,
+    so the scaling of the dense list (by its top) and the order of what it held stay as they were.
+    An empty ``dense`` (no vector hit bore on the query) stays empty: there is no list to join.
+    """
+    if not dense:
+        return {}
+    missing = [b for b in ranking if b not in dense]
+    found = cosines(missing) if missing else {}
+    top = max(dense.values())
+    merged = {b: min(float(found[b]), top) for b in missing if b in found}
+    merged.update(dense)
+    return dict(sorted(merged.items(), key=lambda item: (-item[1], item[0])))
 
 
 def smooth_idf(holding: int, rows: int) -> float:

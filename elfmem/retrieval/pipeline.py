@@ -75,6 +75,9 @@ class SearchSettings:
     """Lexical share of score fusion (``fusion.score_fusion``)."""
     score_idf: str = "smooth"
     """IDF of score fusion's bm25: ``smooth`` or FTS5's own, ``fts`` (``fusechoice.IDF_KINDS``)."""
+    dense_fill: bool = True
+    """Score fusion gives a lexical hit the dense search did not return its own cosine, not 0
+    (``fusechoice.filled_dense``). Rank fusion never uses it."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
     expand_from: int = 10
@@ -112,6 +115,8 @@ class _Pool:
     lexical_scores: dict[str, float] = field(default_factory=dict)
     dense: dict[str, float] = field(default_factory=dict)
     query_vec: npt.NDArray[np.float32] | None = None
+    dense_vec: npt.NDArray[np.float32] | None = None
+    """The vector ``dense`` was scored with (the query, or the feedback search's moved one)."""
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -162,7 +167,7 @@ def _seed(
         hits = lexical(db, query, s.seeds + extra, statuses, s.field_weights)
     else:  # the lexical search runs in a thread while the query is embedded and matched
         lexical_hits = lexical_soon(db, query, s.seeds + extra, statuses, s.field_weights)
-        pool.query_vec = embed(query)
+        pool.query_vec = pool.dense_vec = embed(query)
         pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
@@ -188,6 +193,7 @@ def _dense(
 
 
 def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, float]:
+    vec = pool.dense_vec if s.dense_fill else None
     return fusechoice.similarity(
         db,
         s.fuse_by,
@@ -199,7 +205,13 @@ def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, 
         query=query,
         field_weights=s.field_weights,
         idf=s.score_idf,
+        cosines=None if vec is None else _cosines(db, vec),
     )
+
+
+def _cosines(db: IndexDB, vec: npt.NDArray[np.float32]) -> fusechoice.Cosines:
+    """Dense scores of any blocks by ``vec``, for score fusion's lexical hits without one."""
+    return lambda ids: vector_store(db).scores_for(vec, ids)
 
 
 def _feedback(
@@ -208,17 +220,24 @@ def _feedback(
     """Fused similarity after the dense search ran again, moved toward the first pass's top."""
     if s.dense_feedback <= 0 or pool.query_vec is None or s.dense_feedback_depth <= 0:
         return sims
+    moved: list[npt.NDArray[np.float32]] = []
+
+    def search(vec: npt.NDArray[np.float32]) -> dict[str, float]:
+        moved.append(vec)
+        return _dense(db, vec, f, s)
+
     found = dense_query.second_search(
         pool.query_vec,
         pool.dense,
         sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth],
         s.dense_feedback,
         vector_store(db).vectors_for,
-        lambda vec: _dense(db, vec, f, s),
+        search,
     )
     if found is None:
         return sims
     pool.dense = found
+    pool.dense_vec = moved[-1] if moved else pool.dense_vec
     pool.add(pool.dense, "search")
     return _fuse(db, pool, query, s)
 
