@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
 from adaptivity_issue import IssueCount, issue_count  # noqa: E402
+from adaptivity_losses import Losses, loss_lines, record  # noqa: E402
 from adaptivity_merge import merge_check  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
 
@@ -93,6 +94,8 @@ class CorpusResult:
     distinct_total: int = 0
     seconds: float = 0.0
     trace: str = ""
+    loss_causes: dict[tuple[int, str, str, bool], int] = field(default_factory=dict)
+    """With ``--trace``: subjects lost, by (round, cause, detail, made by dense feedback)."""
 
 
 def _duplicate_of(text: str) -> str:
@@ -153,6 +156,7 @@ async def run_corpus(
     out = CorpusResult(seed=seed, curate=seed % 2 == 0)
     noise = random.Random(seed * 7919 + 1)
     trace = Trace() if TRACE else None
+    losses = Losses() if TRACE else None
     slow: list[tuple[str, str, str, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
@@ -179,19 +183,25 @@ async def run_corpus(
         before_correction: dict[str, int] = {}
         """An obsolete block's negatives before the correction: outcomes mistaken then."""
         issue = IssueCount(obsolete, before_correction)
+        roles = {b: role for s in subjects for role, b in s.ids.items()}
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
                 obsolete |= {old for _, old, ok in corrections.values() if ok}
                 before_correction.update({old: negatives.get(old, 0) for old in obsolete})
-                if trace is not None:
-                    for name, (new, _, ok) in corrections.items():
+                for name, (new, old, ok) in corrections.items():
+                    roles[new] = f"correction-{'right' if ok else 'wrong'}"
+                    if ok:
+                        roles[old] = "obsolete"
+                    if trace is not None:
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
             clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
             noise.shuffle(order)
             feedback: dict[float, list[str]] = {}
             flipped: set[str] = set()
+            if losses is not None:
+                losses.given = {}
             async with system.session():
                 for s in order:  # the agent: recall, act, report outcomes
                     clock.advance(STEP)
@@ -208,6 +218,8 @@ async def run_corpus(
                             flipped.add(s.name)
                         if trace is not None:
                             trace.outcome(r, block_id, signal, flip)
+                        if losses is not None:
+                            losses.outcome(block_id, signal, flip)
                         if signal == 1.0:
                             positives[block_id] = positives.get(block_id, 0) + 1
                         if signal == 0.0:
@@ -237,6 +249,10 @@ async def run_corpus(
                 elif SHOW_FAILURES and r == rounds:
                     wide = await system.recall(s.question, top_k=12, reinforce=False)
                     _show(s, wide, good, wrong[s.name])
+                if losses is not None and s.name in won_before and s.name not in won_now:
+                    await record(
+                        losses, system, r, s.question, ids, good, wrong[s.name], roles, TOP_K
+                    )
                 shown = [b.id for b in result.blocks if b.tier != "refuted"]
                 for w in wrong[s.name]:  # out: below the top 5, or shown only as refuted
                     if w in shown:
@@ -294,6 +310,8 @@ async def run_corpus(
                     ids.append(corrections[name][0])
                 trace.edges(name, system._core.ledger.folded_many(ids))
             out.trace = "\n".join(trace.lines)
+        if losses is not None:
+            out.loss_causes = dict(losses.causes)
         out.correction_top1_later = [sum(v) / len(v) for v in later_top1.values() if v]
         await system.close()
     out.seconds = time.perf_counter() - started
@@ -510,6 +528,8 @@ def main() -> None:
         if c.trace:
             print(c.trace)
     report(results, args.rounds)
+    if TRACE:
+        print("\n".join(loss_lines(r.loss_causes for r in results)))
     if not args.no_merge_check:
         asyncio.run(merge_check())
 
