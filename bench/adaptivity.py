@@ -161,7 +161,7 @@ async def run_corpus(
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
             clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
-            noise.shuffle(order)
+            (noise if FLIPS == "stream" else random.Random(f"order-{seed}-{r}")).shuffle(order)
             feedback: dict[float, list[str]] = {}
             flipped: set[str] = set()
             if losses is not None:
@@ -176,7 +176,12 @@ async def run_corpus(
                     if right[s.name] in ids:
                         signals.append((right[s.name], 1.0))
                     for block_id, signal in signals:
-                        flip = noise.random() < FLIP
+                        if FLIPS == "stream":
+                            flip = noise.random() < FLIP
+                        else:
+                            flip = truthgen.flip_draw(seed, s.name, r, roles[block_id]) < FLIP
+                        out.outcomes += 1
+                        out.flips += flip
                         if flip:
                             signal = 1.0 - signal
                             flipped.add(s.name)
@@ -353,6 +358,7 @@ def _wrong_back(
 
 SHOW_FAILURES = False
 TRACE = False
+FLIPS = "stream"
 
 
 def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
@@ -378,16 +384,24 @@ def main() -> None:
     ap.add_argument("--no-merge-check", action="store_true")
     ap.add_argument("--show-failures", action="store_true", help="print the last round's misses")
     ap.add_argument("--trace", action="store_true", help="trace blocks slow to leave the top 5")
+    ap.add_argument(
+        "--flips",
+        choices=("stream", "hash"),
+        default="stream",
+        help="draw each flip from one stream, or from a hash of (seed, subject, round, role)",
+    )
     args = ap.parse_args()
-    global SHOW_FAILURES, TRACE
+    global SHOW_FAILURES, TRACE, FLIPS
     SHOW_FAILURES = args.show_failures
     TRACE = args.trace
+    FLIPS = args.flips
     families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
     seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
     work = [(seed, families, args.rounds, args.correct_at) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
-    print(f"split {args.split}: families {families}")
+    flips = "" if args.flips == "stream" else "; flips drawn from a hash of the outcome"
+    print(f"split {args.split}: families {families}{flips}")
     for c in results:
         if c.trace:
             print(c.trace)

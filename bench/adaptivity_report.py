@@ -38,6 +38,8 @@ class CorpusResult:
     duplicates_total: int = 0
     distinct_archived: int = 0
     distinct_total: int = 0
+    outcomes: int = 0
+    flips: int = 0
     seconds: float = 0.0
     trace: str = ""
     loss_causes: dict[tuple[int, str, str, bool], int] = field(default_factory=dict)
@@ -140,5 +142,7 @@ def report(results: list[CorpusResult], rounds: int) -> None:
         f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
         f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
     )
+    given, flipped = sum(c.outcomes for c in results), sum(c.flips for c in results)
+    print(f"outcomes flipped: {flipped} of {given} ({flipped / max(1, given):.1%})")
     seconds = statistics.mean(c.seconds for c in results)
     print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
