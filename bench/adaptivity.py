@@ -23,6 +23,9 @@ many negatives a wrong correction took to fall back below the block it tried to 
 duplicates collapsed and distinct facts archived by the first dream.
 
     python bench/adaptivity.py [--split report|tune] [--seeds 10-39] [--rounds 20] [--jobs 2]
+        [--trace] [--flips stream|hash]
+
+``--flips hash``: each outcome's flip drawn from the outcome itself (``truthgen.flip_draw``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
+from adaptivity_corrections import corrections_seen, fell_back  # noqa: E402
 from adaptivity_issue import IssueCount, issue_count  # noqa: E402
 from adaptivity_losses import Losses, loss_lines, record  # noqa: E402
 from adaptivity_merge import merge_check  # noqa: E402
@@ -171,7 +175,7 @@ async def run_corpus(
                     clock.advance(STEP)
                     result = await system.recall(s.question, top_k=TOP_K)
                     ids = [b.id for b in result.blocks]
-                    _corrections_seen(s, ids, corrections, first_after, later_top1, out)
+                    corrections_seen(s, ids, corrections, first_after, later_top1, out)
                     signals = [(w, 0.0) for w in wrong[s.name] if w in ids]
                     if right[s.name] in ids:
                         signals.append((right[s.name], 1.0))
@@ -241,7 +245,7 @@ async def run_corpus(
                 await issue_count(
                     system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
                 )
-                if _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
+                if fell_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
                     new = corrections[s.name][0]
                     slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
             out.wins.append(wins / len(subjects))
@@ -308,52 +312,6 @@ async def _correct(
         else:
             wrong[s.name].append(block_id)
             wrong_negatives[block_id] = 0
-
-
-def _corrections_seen(
-    s: truthgen.Subject,
-    ids: list[str],
-    corrections: dict[str, tuple[str, str, bool]],
-    first_after: set[str],
-    later: dict[str, list[bool]],
-    out: CorpusResult,
-) -> None:
-    if s.name not in corrections or not corrections[s.name][2]:
-        return
-    new, old, _ = corrections[s.name]
-    top1 = bool(ids) and ids[0] == new and (old not in ids or ids.index(old) > 0)
-    if s.name not in first_after:
-        first_after.add(s.name)
-        out.correction_first.append(top1)
-    else:
-        later.setdefault(s.name, []).append(top1)
-
-
-def _wrong_back(
-    s: truthgen.Subject,
-    ids: list[str],
-    corrections: dict[str, tuple[str, str, bool]],
-    negatives: dict[str, int],
-    back: set[str],
-    out: CorpusResult,
-    at_bound: dict[str, int],
-) -> bool:
-    """Record a wrong correction's fall below the block it tried to replace; True when it took
-    more than 3 negatives (a case to trace)."""
-    if s.name not in corrections or corrections[s.name][2]:
-        return False
-    new, old, _ = corrections[s.name]
-    negatives.setdefault(new, 0)
-    if new in back:
-        return False
-    below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
-    if below:
-        back.add(new)
-        out.wrong_correction_negatives.append(negatives[new])
-        if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
-            out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
-        return negatives[new] > 3
-    return False
 
 
 SHOW_FAILURES = False
