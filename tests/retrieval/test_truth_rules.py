@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -293,3 +294,17 @@ def test_refutations_before_a_correction_count_against_what_it_corrects_never_fo
         assert holds == since_rule
     if new_net <= (bad_before + bad_since) - (ok_before + ok_since):
         assert holds
+
+
+def test_a_fresh_correction_ends_first_whatever_the_order_of_a_revision_cycle() -> None:
+    """Dream links a correction as a revision of the old block and of its look-alikes, and the
+    old block as one of the look-alike. A look-alike refuted before the claim used to beat the
+    correction's one mistaken 0.0, and the cycle (look-alike > correction > old block >
+    look-alike) settled with whichever block the order of scores and pairs left first."""
+    look = BlockState(alpha=0.5, beta=2.5, since_revision=(("new", (0, 0)), ("old", (0, 2))))
+    old = BlockState(alpha=5.5, beta=1.5, since_revision=(("new", (0, 1)),))
+    ids, states = ["old", "look", "new"], [old, look, state(refuted=1)]
+    for scores in itertools.permutations([0.6, 0.7, 0.8]):
+        for pairs in itertools.permutations([("new", "look"), ("new", "old"), ("old", "look")]):
+            placed = truth.place_revisions(ids, list(scores), states, list(pairs))
+            assert max(range(3), key=lambda i: placed.scores[i]) == 2, (scores, pairs)
