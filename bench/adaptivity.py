@@ -23,6 +23,9 @@ many negatives a wrong correction took to fall back below the block it tried to 
 duplicates collapsed and distinct facts archived by the first dream.
 
     python bench/adaptivity.py [--split report|tune] [--seeds 10-39] [--rounds 20] [--jobs 2]
+        [--trace] [--flips stream|hash]
+
+``--flips hash``: each outcome's flip drawn from the outcome itself (``truthgen.flip_draw``).
 """
 
 from __future__ import annotations
@@ -31,20 +34,21 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
+from adaptivity_corrections import corrections_seen, fell_back  # noqa: E402
 from adaptivity_issue import IssueCount, issue_count  # noqa: E402
+from adaptivity_losses import Losses, loss_lines, record  # noqa: E402
 from adaptivity_merge import merge_check  # noqa: E402
+from adaptivity_report import CorpusResult, report, show_failure  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
@@ -60,39 +64,6 @@ START = 1767603600.0
 DAY = 86400.0
 STEP = 60.0
 """Active seconds one subject's recall, action and outcome take inside a session."""
-
-
-@dataclass
-class CorpusResult:
-    seed: int
-    curate: bool
-    wins: list[float] = field(default_factory=list)
-    """Per round: share of subjects whose right block is in the top 5 above every misleading."""
-    losses: list[tuple[int, bool]] = field(default_factory=list)
-    """(round, flipped) per subject won after one round and lost after the next; ``flipped``
-    when one of that subject's outcomes in the losing round was flipped."""
-    negatives_to_leave: dict[str, list[int]] = field(default_factory=dict)
-    """Negative outcomes each block took to leave the top 5: ``misleading`` ones from the start,
-    ``obsolete`` ones (right until a right correction replaced them)."""
-    never_left: dict[str, int] = field(default_factory=dict)
-    correction_first: list[bool] = field(default_factory=list)
-    """Right corrections: top 1 and above the block corrected, at the first recall after."""
-    correction_top1_later: list[float] = field(default_factory=list)
-    wrong_correction_negatives: list[int] = field(default_factory=list)
-    wrong_never_back: int = 0
-    issue_negatives: dict[str, list[int]] = field(default_factory=dict)
-    """The same count by the issue's definition (``IssueCount``)."""
-    issue_never: dict[str, int] = field(default_factory=dict)
-    record_at_bound: dict[str, int] = field(default_factory=dict)
-    """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
-    how many had taken at least as many confirmations as refutations by their bound-th negative:
-    every outcome such a block gets right is a flipped one, so its record is a right block's."""
-    duplicates_collapsed: int = 0
-    duplicates_total: int = 0
-    distinct_archived: int = 0
-    distinct_total: int = 0
-    seconds: float = 0.0
-    trace: str = ""
 
 
 def _duplicate_of(text: str) -> str:
@@ -153,6 +124,7 @@ async def run_corpus(
     out = CorpusResult(seed=seed, curate=seed % 2 == 0)
     noise = random.Random(seed * 7919 + 1)
     trace = Trace() if TRACE else None
+    losses = Losses() if TRACE else None
     slow: list[tuple[str, str, str, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
@@ -179,35 +151,48 @@ async def run_corpus(
         before_correction: dict[str, int] = {}
         """An obsolete block's negatives before the correction: outcomes mistaken then."""
         issue = IssueCount(obsolete, before_correction)
+        roles = {b: role for s in subjects for role, b in s.ids.items()}
         for r in range(1, rounds + 1):
             if r == correct_at:
                 await _correct(system, subjects, right, wrong, corrections, wrong_negatives)
                 obsolete |= {old for _, old, ok in corrections.values() if ok}
                 before_correction.update({old: negatives.get(old, 0) for old in obsolete})
-                if trace is not None:
-                    for name, (new, _, ok) in corrections.items():
+                for name, (new, old, ok) in corrections.items():
+                    roles[new] = f"correction-{'right' if ok else 'wrong'}"
+                    if ok:
+                        roles[old] = "obsolete"
+                    if trace is not None:
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
             clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
-            noise.shuffle(order)
+            (noise if FLIPS == "stream" else random.Random(f"order-{seed}-{r}")).shuffle(order)
             feedback: dict[float, list[str]] = {}
             flipped: set[str] = set()
+            if losses is not None:
+                losses.given = {}
             async with system.session():
                 for s in order:  # the agent: recall, act, report outcomes
                     clock.advance(STEP)
                     result = await system.recall(s.question, top_k=TOP_K)
                     ids = [b.id for b in result.blocks]
-                    _corrections_seen(s, ids, corrections, first_after, later_top1, out)
+                    corrections_seen(s, ids, corrections, first_after, later_top1, out)
                     signals = [(w, 0.0) for w in wrong[s.name] if w in ids]
                     if right[s.name] in ids:
                         signals.append((right[s.name], 1.0))
                     for block_id, signal in signals:
-                        flip = noise.random() < FLIP
+                        if FLIPS == "stream":
+                            flip = noise.random() < FLIP
+                        else:
+                            flip = truthgen.flip_draw(seed, s.name, r, roles[block_id]) < FLIP
+                        out.outcomes += 1
+                        out.flips += flip
                         if flip:
                             signal = 1.0 - signal
                             flipped.add(s.name)
                         if trace is not None:
                             trace.outcome(r, block_id, signal, flip)
+                        if losses is not None:
+                            losses.outcome(block_id, signal, flip)
                         if signal == 1.0:
                             positives[block_id] = positives.get(block_id, 0) + 1
                         if signal == 0.0:
@@ -236,7 +221,11 @@ async def run_corpus(
                     won_now.add(s.name)
                 elif SHOW_FAILURES and r == rounds:
                     wide = await system.recall(s.question, top_k=12, reinforce=False)
-                    _show(s, wide, good, wrong[s.name])
+                    show_failure(s, wide, good, wrong[s.name])
+                if losses is not None and s.name in won_before and s.name not in won_now:
+                    await record(
+                        losses, system, r, s.question, ids, good, wrong[s.name], roles, TOP_K
+                    )
                 shown = [b.id for b in result.blocks if b.tier != "refuted"]
                 for w in wrong[s.name]:  # out: below the top 5, or shown only as refuted
                     if w in shown:
@@ -256,7 +245,7 @@ async def run_corpus(
                 await issue_count(
                     system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
                 )
-                if _wrong_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
+                if fell_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
                     new = corrections[s.name][0]
                     slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
             out.wins.append(wins / len(subjects))
@@ -294,6 +283,8 @@ async def run_corpus(
                     ids.append(corrections[name][0])
                 trace.edges(name, system._core.ledger.folded_many(ids))
             out.trace = "\n".join(trace.lines)
+        if losses is not None:
+            out.loss_causes = dict(losses.causes)
         out.correction_top1_later = [sum(v) / len(v) for v in later_top1.values() if v]
         await system.close()
     out.seconds = time.perf_counter() - started
@@ -323,64 +314,9 @@ async def _correct(
             wrong_negatives[block_id] = 0
 
 
-def _corrections_seen(
-    s: truthgen.Subject,
-    ids: list[str],
-    corrections: dict[str, tuple[str, str, bool]],
-    first_after: set[str],
-    later: dict[str, list[bool]],
-    out: CorpusResult,
-) -> None:
-    if s.name not in corrections or not corrections[s.name][2]:
-        return
-    new, old, _ = corrections[s.name]
-    top1 = bool(ids) and ids[0] == new and (old not in ids or ids.index(old) > 0)
-    if s.name not in first_after:
-        first_after.add(s.name)
-        out.correction_first.append(top1)
-    else:
-        later.setdefault(s.name, []).append(top1)
-
-
-def _wrong_back(
-    s: truthgen.Subject,
-    ids: list[str],
-    corrections: dict[str, tuple[str, str, bool]],
-    negatives: dict[str, int],
-    back: set[str],
-    out: CorpusResult,
-    at_bound: dict[str, int],
-) -> bool:
-    """Record a wrong correction's fall below the block it tried to replace; True when it took
-    more than 3 negatives (a case to trace)."""
-    if s.name not in corrections or corrections[s.name][2]:
-        return False
-    new, old, _ = corrections[s.name]
-    negatives.setdefault(new, 0)
-    if new in back:
-        return False
-    below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
-    if below:
-        back.add(new)
-        out.wrong_correction_negatives.append(negatives[new])
-        if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
-            out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
-        return negatives[new] > 3
-    return False
-
-
 SHOW_FAILURES = False
 TRACE = False
-
-
-def _show(s: truthgen.Subject, result: object, good: str, bad: list[str]) -> None:
-    print(f"seed failure: {s.question!r} right={good[:6]} misleading={[b[:6] for b in bad]}")
-    for b in result.blocks:  # type: ignore[attr-defined]
-        role = "RIGHT" if b.id == good else "WRONG" if b.id in bad else "     "
-        print(
-            f"   {role} {b.id[:6]} {b.tier:<10} score {b.score:.3f} sim {b.similarity:.3f} "
-            f"bal {b.outcome_balance:+.1f} {b.content[:60]}"
-        )
+FLIPS = "stream"
 
 
 def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
@@ -390,96 +326,6 @@ def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
 def _seeds(text: str) -> list[int]:
     lo, _, hi = text.partition("-")
     return list(range(int(lo), int(hi or lo) + 1))
-
-
-def _print_negatives(kind: str, neg: list[int], ending: str) -> None:
-    print(
-        f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
-        f" over 5: {sum(1 for n in neg if n > 5)}; {ending})"
-    )
-
-
-def report(results: list[CorpusResult], rounds: int) -> None:
-    print(f"{len(results)} corpora, seeds {results[0].seed}–{results[-1].seed}\n")
-    print(f"{'round':>5} {'mean':>7} {'worst':>7} {'worst seed':>10}")
-    for r in range(rounds):
-        values = [(c.wins[r], c.seed) for c in results]
-        low = min(values)
-        print(
-            f"{r + 1:>5} {statistics.mean(v for v, _ in values):>7.1%} {low[0]:>7.1%} {low[1]:>10}"
-        )
-    falls = [(max(c.wins[r - 1] - c.wins[r] for r in range(1, rounds)), c.seed) for c in results]
-    worst_fall = max(falls)
-    print(f"\nlargest fall from one round to the next: {worst_fall[0]:.1%} (seed {worst_fall[1]})")
-    mean_curve = [statistics.mean(c.wins[r] for c in results) for r in range(rounds)]
-    mean_fall = max((mean_curve[r - 1] - mean_curve[r], r + 1) for r in range(1, rounds))
-    print(f"  of the mean curve: {mean_fall[0]:.1%} (round {mean_fall[1]})")
-    over = sum(1 for fall, _ in falls if fall > 0.02 + 1e-9)
-    lost = [x for c in results for x in c.losses]
-    by_round = statistics.multimode([r for r, _ in lost]) if lost else []
-    print(
-        f"  seeds with a fall over 2 points: {over} of {len(results)}; subjects lost from one round"
-        f" to the next: {len(lost)}, {sum(f for _, f in lost)} of them in a round where one of"
-        f" their outcomes was flipped (most in round {by_round})"
-    )
-    for label, group in (
-        ("curate", [c for c in results if c.curate]),
-        ("no curate", [c for c in results if not c.curate]),
-    ):
-        if group:
-            final = [c.wins[-1] for c in group]
-            print(f"  {label:>9}: final mean {statistics.mean(final):.1%}, worst {min(final):.1%}")
-    print(
-        "negative outcomes until a block left the top 5 or fell to the refuted tier (shown only"
-        " when fewer than 5 others bear on the question); an obsolete block's counted since its"
-        " correction:"
-    )
-    for kind in ("misleading", "obsolete", "obsolete, from the start"):
-        neg = [n for c in results for n in c.negatives_to_leave.get(kind, [])]
-        never = sum(c.never_left.get(kind, 0) for c in results)
-        if neg:
-            _print_negatives(kind, neg, f"still in the top 5 at the end: {never}")
-            if kind == "misleading":
-                balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
-                print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
-    print(
-        "the issue's definition: negative outcomes until the block ranked below every relevant"
-        " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
-        " counted once it had been in the top 5 above such a block:"
-    )
-    for kind in ("misleading", "obsolete"):
-        neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
-        never = sum(c.issue_never.get(kind, 0) for c in results)
-        if neg:
-            _print_negatives(kind, neg, f"still above one at the end: {never}")
-    first = [x for c in results for x in c.correction_first]
-    later = [x for c in results for x in c.correction_top1_later]
-    if first:
-        print(
-            f"right corrections top 1 above the block corrected, first recall after: "
-            f"{sum(first) / len(first):.1%} of {len(first)}; later rounds: "
-            f"{statistics.mean(later) if later else 0:.1%}"
-        )
-    wrong = [x for c in results for x in c.wrong_correction_negatives]
-    wrong_never = sum(c.wrong_never_back for c in results)
-    if wrong:
-        print(
-            f"negatives until a wrong correction fell below the block it tried to replace: "
-            f"median {statistics.median(wrong)}, max {max(wrong)} "
-            f"({len(wrong)}; never: {wrong_never}; over 3: {sum(1 for n in wrong if n > 3)},"
-            f" with a right block's record at the 3rd negative:"
-            f" {sum(c.record_at_bound.get('wrong', 0) for c in results)})"
-        )
-    dup_t = sum(c.duplicates_total for c in results)
-    dup_c = sum(c.duplicates_collapsed for c in results)
-    dis_t = sum(c.distinct_total for c in results)
-    dis_a = sum(c.distinct_archived for c in results)
-    print(
-        f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
-        f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
-    )
-    seconds = statistics.mean(c.seconds for c in results)
-    print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
 
 
 def main() -> None:
@@ -496,20 +342,30 @@ def main() -> None:
     ap.add_argument("--no-merge-check", action="store_true")
     ap.add_argument("--show-failures", action="store_true", help="print the last round's misses")
     ap.add_argument("--trace", action="store_true", help="trace blocks slow to leave the top 5")
+    ap.add_argument(
+        "--flips",
+        choices=("stream", "hash"),
+        default="stream",
+        help="draw each flip from one stream, or from a hash of (seed, subject, round, role)",
+    )
     args = ap.parse_args()
-    global SHOW_FAILURES, TRACE
+    global SHOW_FAILURES, TRACE, FLIPS
     SHOW_FAILURES = args.show_failures
     TRACE = args.trace
+    FLIPS = args.flips
     families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
     seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
     work = [(seed, families, args.rounds, args.correct_at) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
-    print(f"split {args.split}: families {families}")
+    flips = "" if args.flips == "stream" else "; flips drawn from a hash of the outcome"
+    print(f"split {args.split}: families {families}{flips}")
     for c in results:
         if c.trace:
             print(c.trace)
     report(results, args.rounds)
+    if TRACE:
+        print("\n".join(loss_lines(r.loss_causes for r in results)))
     if not args.no_merge_check:
         asyncio.run(merge_check())
 

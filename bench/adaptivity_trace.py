@@ -9,9 +9,11 @@ subject's blocks come last, so a correction linked to the wrong look-alike shows
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 SLOW = 5
+_ID = re.compile(r"\[([0-9a-f]{16})\]")
 
 
 @dataclass
@@ -29,6 +31,11 @@ class Trace:
 
     def label(self, block_id: str) -> str:
         return self.roles.get(block_id, block_id[:6])
+
+    def named(self, note: str) -> str:
+        """A ranking note with the ids it names given as roles ("superseded by [x/right]"): the
+        id alone left the reader to guess which look-alike a correction was judged against."""
+        return _ID.sub(lambda m: f"[{self.label(m.group(1)).split('/')[-1]}]", note)
 
     def outcome(self, r: int, block_id: str, signal: float, flipped: bool) -> None:
         self.given.setdefault((r, block_id), []).append(f"{signal:.0f}{'f' if flipped else ''}")
@@ -73,7 +80,7 @@ class Trace:
                 mark = "*" if bid == block_id else " "
                 out.append(
                     f"     {mark}{self.label(bid):<34} sim {sim:.3f} comp {comp:.3f} bal {bal:+.1f}"
-                    f" {tier} {note[:44]}"
+                    f" {tier} {self.named(note)}"
                 )
 
     def edges(self, subject: str, folded: dict[str, object]) -> None:

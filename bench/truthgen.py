@@ -17,6 +17,7 @@ changed) and some wrong. Families 0–2 are for tuning, 3–5 for reporting.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 
@@ -242,3 +243,15 @@ def corpus(
             subject.correction_right = rng.random() < 2 / 3
         out.append(subject)
     return out
+
+
+def flip_draw(seed: int, subject: str, round_: int, role: str) -> float:
+    """A uniform draw in [0, 1) for one outcome, from (seed, subject, round, the block's role).
+
+    The benchmark's ``--flips hash``: an outcome is flipped when this is below the flip rate,
+    whatever else the run did. With one stream of draws, a ranking change that alters which
+    blocks a recall returns changes every later flip; with this, the same outcome draws the same
+    noise in any ranking, so two rankings are compared on one draw of the noise.
+    """
+    key = f"{seed}/{subject}/{round_}/{role}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2.0**64

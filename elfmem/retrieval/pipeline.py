@@ -35,6 +35,7 @@ from elfmem.retrieval import (
     mmr,
     ranking,
     signals,
+    truth,
 )
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
@@ -51,6 +52,8 @@ file 90% of question–evidence pairs score above it; short facts on other subje
 (docs/benchmarks.md). Another embedding model gets it moved to its own scale
 (``calibrated_settings``, ``index/calibration.py``)."""
 INHERIT = 0.5
+FEEDBACK_SKIP = 4
+"""How many refuted or superseded blocks dense feedback looks past for one that stands."""
 """Share of a relevant block's relevance its declared graph neighbours inherit."""
 TIME_BOOST = 1.5
 """Relevance multiplier for a block whose ``when:`` date falls in the time a query names ("in May
@@ -215,7 +218,13 @@ def _cosines(db: IndexDB, vec: npt.NDArray[np.float32]) -> fusechoice.Cosines:
 
 
 def _feedback(
-    db: IndexDB, pool: _Pool, sims: dict[str, float], query: str, f: _Filters, s: SearchSettings
+    db: IndexDB,
+    pool: _Pool,
+    sims: dict[str, float],
+    query: str,
+    f: _Filters,
+    s: SearchSettings,
+    states: States,
 ) -> dict[str, float]:
     """Fused similarity after the dense search ran again, moved toward the first pass's top."""
     if s.dense_feedback <= 0 or pool.query_vec is None or s.dense_feedback_depth <= 0:
@@ -229,7 +238,7 @@ def _feedback(
     found = dense_query.second_search(
         pool.query_vec,
         pool.dense,
-        sorted(sims, key=lambda b: -sims[b])[: s.dense_feedback_depth],
+        _standing_best(db, sorted(sims, key=lambda b: -sims[b]), states, s.dense_feedback_depth),
         s.dense_feedback,
         vector_store(db).vectors_for,
         search,
@@ -240,6 +249,19 @@ def _feedback(
     pool.dense_vec = moved[-1] if moved else pool.dense_vec
     pool.add(pool.dense, "search")
     return _fuse(db, pool, query, s)
+
+
+def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: int) -> list[str]:
+    """The first ``depth`` of ``ranked`` that outcomes and corrections leave standing: feedback
+    toward a refuted or superseded block would pull its look-alikes up with it."""
+    head = list(ranked[: depth + FEEDBACK_SKIP])
+    declared: dict[str, list[str]] = {}
+    for newer, older in queries.supersedes_pairs(db, head):
+        declared.setdefault(older, []).append(newer)
+    known = dict(states(head))
+    claims = {n for b in head for n in [*known.get(b, PRIOR).revised_by, *declared.get(b, [])]}
+    known.update(states(sorted(claims - known.keys())))
+    return [b for b in head if not truth.set_aside(b, known, declared.get(b, []))][:depth]
 
 
 def _expand(
@@ -298,7 +320,7 @@ def run_frame(
         sims = dict.fromkeys(pool.via, 1.0)
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
-        sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s)
+        sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s, states)
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
     rows, st = _candidates(db, pool, states)

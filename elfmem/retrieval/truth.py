@@ -15,7 +15,8 @@ Three rules, each a pure function here and applied in ``pipeline``:
 - **Corrections win, unless refuted.** When a newer block is a candidate revision of an older one
   (a learned ``revises`` edge, or a declared ``supersedes``), the newer ranks directly above the
   older and the older is marked with the newer's id. A correction keeps that place while the
-  outcomes since it leave it at least as well off as the older block (``correction_holds``).
+  outcomes since it leave it at least as well off as the older block, judged on its record
+  since or on its whole record when that is worse (``correction_holds``).
 
 The thresholds were chosen on the tune split of ``bench/adaptivity.py`` (a tenth of outcomes
 flipped); docs/ranking.md gives the reasoning and the measurements.
@@ -27,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from elfmem.retrieval.confidence import JEFFREYS_PRIOR
-from elfmem.retrieval.state import BlockState
+from elfmem.retrieval.state import PRIOR, BlockState
 
 REFUTED_MARGIN = 3.0
 """Net refutations (β − α, in outcome weights) at which a block counts as refuted at once."""
@@ -129,12 +130,35 @@ def superseded_standing(older: BlockState, newer: str) -> BlockState:
 def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
     """Does a candidate revision still outrank what it revises?
 
-    Yes while the outcomes since the correction leave it at least as well off as the older
-    block (``since_revised``): ties go to the correction. A wrong correction loses at its first
-    net refutation when the block it replaced keeps being confirmed; a right one keeps its
-    place through one mistaken 0.0, because the block it replaced draws refutations too.
+    Yes while the outcomes since the correction leave it at least as well off as the evidence
+    the older block stands on (``superseded_standing``): ties go to the correction. A wrong
+    correction loses at its first net refutation when the block it replaced keeps being
+    confirmed; a right one keeps its place through one mistaken 0.0, because the block it
+    replaced draws refutations too.
+
+    The older block's refutations from before the claim count against it here as they do in
+    its score, never for it: it is judged on the worse of its record since and what it stands
+    on. A look-alike refuted twice before a correction claimed to revise it, and shown to no one
+    since, has a clean record since the claim; one mistaken 0.0 on the fresh correction must not
+    put that look-alike back above it. A block whose record before the claim does not lean
+    against it is judged on its record since, as before.
     """
-    return net_refutations(newer) <= net_refutations(since_revised(older, newer_id))
+    since = net_refutations(since_revised(older, newer_id))
+    standing = net_refutations(superseded_standing(older, newer_id))
+    return net_refutations(newer) <= max(since, standing)
+
+
+def set_aside(block_id: str, states: Mapping[str, BlockState], newer: Sequence[str] = ()) -> bool:
+    """Refuted by outcomes, or superseded by a correction that holds (``correction_holds``).
+
+    ``newer`` names the blocks that claim to correct ``block_id`` beyond its learned
+    ``revised_by`` (declared ``supersedes``); a block missing from ``states`` is the prior.
+    """
+    state = states.get(block_id, PRIOR)
+    if is_refuted(state):
+        return True
+    claims = dict.fromkeys([*state.revised_by, *newer])
+    return any(correction_holds(states.get(n, PRIOR), state, n) for n in claims if n != block_id)
 
 
 @dataclass(frozen=True, slots=True)

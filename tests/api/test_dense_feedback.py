@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from elfmem.api import MemorySystem
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.pipeline import SearchSettings, _standing_best
 from elfmem.rhythms import recall as recall_mod
+from elfmem.rhythms.recall import states_fn
 from tests.conftest import arun
 
 TURNS = [
@@ -79,3 +80,36 @@ def test_feedback_never_drops_a_block_that_bears_on_the_query(repo: Path) -> Non
         check()
     finally:
         arun(system.close())
+
+
+def test_feedback_moves_toward_the_best_block_that_stands(repo: Path) -> None:
+    """Feedback toward a refuted or superseded block would pull its look-alikes up with it: the
+    second search moves toward the best-ranked block that outcomes and corrections leave
+    standing, and toward none when nothing near the top stands."""
+    system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
+    res = arun(system.remember_many([{"content": t} for t in TURNS[:4]]))
+    arun(system.dream(max_blocks=40, no_llm=True))
+    first, second, third, fourth = res.created
+    ranked = [first, second, third, fourth]
+
+    def best(depth: int = 1) -> list[str]:
+        core = system._core
+        core.sync()
+        db = core.db()
+        return _standing_best(db, ranked, states_fn(core.ledger, db), depth)
+
+    assert best() == [first]
+    for _ in range(3):  # three net refutations: refuted
+        arun(system.outcome([first], 0.0))
+    assert best() == [second]
+    assert best(depth=2) == [second, third]
+    arun(system.connect(third, second, relation="supersedes"))  # a declared correction holds
+    assert best() == [third]
+    for _ in range(3):
+        arun(system.outcome([third, fourth], 0.0))  # now refuted, and so is the last one
+    assert best() == [second]  # the correction fell: the block it tried to replace stands
+    arun(system.outcome([second], 0.0))
+    arun(system.outcome([second], 0.0))
+    arun(system.outcome([second], 0.0))
+    assert best() == []  # none stands: no feedback
+    arun(system.close())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -242,3 +243,68 @@ def test_mmr_gains_never_increase_down_the_list(relevance: list[float], k: int) 
     gains = [g for _, g in mmr.mmr_ranked(relevance, vecs @ vecs.T, k)]
     assert all(a >= b - 1e-12 for a, b in zip(gains, gains[1:], strict=False))
     assert gains[0] > 0
+
+
+def test_set_aside_is_refuted_or_superseded_by_a_correction_that_holds() -> None:
+    """Dense feedback moves toward blocks that stand: not toward a refuted block, nor one a
+    holding correction supersedes; a correction that outcomes refuted leaves the older standing."""
+    old = BlockState(alpha=5.5, beta=0.5, revised_by=("new",), since_revision=(("new", (0, 0)),))
+    assert not truth.set_aside("plain", {"plain": state(confirmed=2)})
+    assert not truth.set_aside("missing", {})  # the prior stands
+    assert truth.set_aside("bad", {"bad": state(refuted=3)})
+    assert truth.set_aside("old", {"old": old, "new": state()})  # the correction holds
+    assert not truth.set_aside("old", {"old": old, "new": state(refuted=1)})  # it fell
+    declared = {"old": state(confirmed=4), "new": state()}
+    assert not truth.set_aside("old", declared)
+    assert truth.set_aside("old", declared, newer=["new"])  # a declared supersedes counts too
+    assert not truth.set_aside("old", {"old": state()}, newer=["old"])  # never its own correction
+
+
+def test_a_fresh_correction_with_one_mistaken_refutation_stays_above_a_refuted_look_alike() -> None:
+    """A look-alike refuted twice before a correction claimed to revise it, shown to no one
+    since, has a clean record since the claim; the correction's one mistaken 0.0 is not worse
+    than the record the look-alike stands on, so the look-alike stays below and is marked."""
+    look_alike = revised(confirmed=0, refuted=2, since=(0.0, 0.0))
+    fresh = state(refuted=1)
+    assert truth.correction_holds(fresh, look_alike, "new")
+    placed = truth.place_revisions(
+        ["look", "new"], [0.9, 0.5], [look_alike, fresh], [("new", "look")]
+    )
+    assert placed.scores[1] > placed.scores[0]
+    assert placed.notes == {0: "superseded by [new]"}
+    assert not truth.correction_holds(state(refuted=3), look_alike, "new")  # worse: it falls
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(*[st.integers(0, 6) for _ in range(6)])
+def test_refutations_before_a_correction_count_against_what_it_corrects_never_for_it(
+    new_ok: int, new_bad: int, ok_since: int, bad_since: int, ok_before: int, bad_before: int
+) -> None:
+    """The rule could push a right block down: hunt for a block whose record before the claim
+    does not lean against it that now loses to a correction worse off than its record since.
+    Also: a correction never loses where the since-only rule kept it, nor to a block no better
+    off over its whole record."""
+    old = revised(ok_before + ok_since, bad_before + bad_since, since=(ok_since, bad_since))
+    new_net = new_bad - new_ok
+    holds = truth.correction_holds(state(new_ok, new_bad), old, "new")
+    since_rule = new_net <= bad_since - ok_since
+    if since_rule:
+        assert holds
+    if bad_before <= ok_before:
+        assert holds == since_rule
+    if new_net <= (bad_before + bad_since) - (ok_before + ok_since):
+        assert holds
+
+
+def test_a_fresh_correction_ends_first_whatever_the_order_of_a_revision_cycle() -> None:
+    """Dream links a correction as a revision of the old block and of its look-alikes, and the
+    old block as one of the look-alike. A look-alike refuted before the claim used to beat the
+    correction's one mistaken 0.0, and the cycle (look-alike > correction > old block >
+    look-alike) settled with whichever block the order of scores and pairs left first."""
+    look = BlockState(alpha=0.5, beta=2.5, since_revision=(("new", (0, 0)), ("old", (0, 2))))
+    old = BlockState(alpha=5.5, beta=1.5, since_revision=(("new", (0, 1)),))
+    ids, states = ["old", "look", "new"], [old, look, state(refuted=1)]
+    for scores in itertools.permutations([0.6, 0.7, 0.8]):
+        for pairs in itertools.permutations([("new", "look"), ("new", "old"), ("old", "look")]):
+            placed = truth.place_revisions(ids, list(scores), states, list(pairs))
+            assert max(range(3), key=lambda i: placed.scores[i]) == 2, (scores, pairs)

@@ -1,0 +1,52 @@
+"""Corrections in ``bench/adaptivity.py``: right ones shown first, wrong ones falling back."""
+
+from __future__ import annotations
+
+import truthgen
+from adaptivity_report import CorpusResult
+
+
+def corrections_seen(
+    s: truthgen.Subject,
+    ids: list[str],
+    corrections: dict[str, tuple[str, str, bool]],
+    first_after: set[str],
+    later: dict[str, list[bool]],
+    out: CorpusResult,
+) -> None:
+    if s.name not in corrections or not corrections[s.name][2]:
+        return
+    new, old, _ = corrections[s.name]
+    top1 = bool(ids) and ids[0] == new and (old not in ids or ids.index(old) > 0)
+    if s.name not in first_after:
+        first_after.add(s.name)
+        out.correction_first.append(top1)
+    else:
+        later.setdefault(s.name, []).append(top1)
+
+
+def fell_back(
+    s: truthgen.Subject,
+    ids: list[str],
+    corrections: dict[str, tuple[str, str, bool]],
+    negatives: dict[str, int],
+    back: set[str],
+    out: CorpusResult,
+    at_bound: dict[str, int],
+) -> bool:
+    """Record a wrong correction's fall below the block it tried to replace; True when it took
+    more than 3 negatives (a case to trace)."""
+    if s.name not in corrections or corrections[s.name][2]:
+        return False
+    new, old, _ = corrections[s.name]
+    negatives.setdefault(new, 0)
+    if new in back:
+        return False
+    below = new not in ids or (old in ids and ids.index(old) < ids.index(new))
+    if below:
+        back.add(new)
+        out.wrong_correction_negatives.append(negatives[new])
+        if negatives[new] > 3 and at_bound.get(new, 0) >= 3:
+            out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
+        return negatives[new] > 3
+    return False

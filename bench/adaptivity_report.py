@@ -1,0 +1,148 @@
+"""The tables of ``bench/adaptivity.py``: one corpus's measurements and the report over corpora."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import dataclass, field
+
+import truthgen
+
+
+@dataclass
+class CorpusResult:
+    seed: int
+    curate: bool
+    wins: list[float] = field(default_factory=list)
+    """Per round: share of subjects whose right block is in the top 5 above every misleading."""
+    losses: list[tuple[int, bool]] = field(default_factory=list)
+    """(round, flipped) per subject won after one round and lost after the next; ``flipped``
+    when one of that subject's outcomes in the losing round was flipped."""
+    negatives_to_leave: dict[str, list[int]] = field(default_factory=dict)
+    """Negative outcomes each block took to leave the top 5: ``misleading`` ones from the start,
+    ``obsolete`` ones (right until a right correction replaced them)."""
+    never_left: dict[str, int] = field(default_factory=dict)
+    correction_first: list[bool] = field(default_factory=list)
+    """Right corrections: top 1 and above the block corrected, at the first recall after."""
+    correction_top1_later: list[float] = field(default_factory=list)
+    wrong_correction_negatives: list[int] = field(default_factory=list)
+    wrong_never_back: int = 0
+    issue_negatives: dict[str, list[int]] = field(default_factory=dict)
+    """The same count by the issue's definition (``IssueCount``)."""
+    issue_never: dict[str, int] = field(default_factory=dict)
+    record_at_bound: dict[str, int] = field(default_factory=dict)
+    """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
+    how many had taken at least as many confirmations as refutations by their bound-th negative:
+    every outcome such a block gets right is a flipped one, so its record is a right block's."""
+    duplicates_collapsed: int = 0
+    duplicates_total: int = 0
+    distinct_archived: int = 0
+    distinct_total: int = 0
+    outcomes: int = 0
+    flips: int = 0
+    seconds: float = 0.0
+    trace: str = ""
+    loss_causes: dict[tuple[int, str, str, bool], int] = field(default_factory=dict)
+    """With ``--trace``: subjects lost, by (round, cause, detail, made by dense feedback)."""
+
+
+def show_failure(s: truthgen.Subject, result: object, good: str, bad: list[str]) -> None:
+    print(f"seed failure: {s.question!r} right={good[:6]} misleading={[b[:6] for b in bad]}")
+    for b in result.blocks:  # type: ignore[attr-defined]
+        role = "RIGHT" if b.id == good else "WRONG" if b.id in bad else "     "
+        print(
+            f"   {role} {b.id[:6]} {b.tier:<10} score {b.score:.3f} sim {b.similarity:.3f} "
+            f"bal {b.outcome_balance:+.1f} {b.content[:60]}"
+        )
+
+
+def _print_negatives(kind: str, neg: list[int], ending: str) -> None:
+    print(
+        f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
+        f" over 5: {sum(1 for n in neg if n > 5)}; {ending})"
+    )
+
+
+def report(results: list[CorpusResult], rounds: int) -> None:
+    print(f"{len(results)} corpora, seeds {results[0].seed}–{results[-1].seed}\n")
+    print(f"{'round':>5} {'mean':>7} {'worst':>7} {'worst seed':>10}")
+    for r in range(rounds):
+        values = [(c.wins[r], c.seed) for c in results]
+        low = min(values)
+        print(
+            f"{r + 1:>5} {statistics.mean(v for v, _ in values):>7.1%} {low[0]:>7.1%} {low[1]:>10}"
+        )
+    falls = [(max(c.wins[r - 1] - c.wins[r] for r in range(1, rounds)), c.seed) for c in results]
+    worst_fall = max(falls)
+    print(f"\nlargest fall from one round to the next: {worst_fall[0]:.1%} (seed {worst_fall[1]})")
+    mean_curve = [statistics.mean(c.wins[r] for c in results) for r in range(rounds)]
+    mean_fall = max((mean_curve[r - 1] - mean_curve[r], r + 1) for r in range(1, rounds))
+    print(f"  of the mean curve: {mean_fall[0]:.1%} (round {mean_fall[1]})")
+    over = sum(1 for fall, _ in falls if fall > 0.02 + 1e-9)
+    lost = [x for c in results for x in c.losses]
+    by_round = statistics.multimode([r for r, _ in lost]) if lost else []
+    print(
+        f"  seeds with a fall over 2 points: {over} of {len(results)}; subjects lost from one round"
+        f" to the next: {len(lost)}, {sum(f for _, f in lost)} of them in a round where one of"
+        f" their outcomes was flipped (most in round {by_round})"
+    )
+    for label, group in (
+        ("curate", [c for c in results if c.curate]),
+        ("no curate", [c for c in results if not c.curate]),
+    ):
+        if group:
+            final = [c.wins[-1] for c in group]
+            print(f"  {label:>9}: final mean {statistics.mean(final):.1%}, worst {min(final):.1%}")
+    print(
+        "negative outcomes until a block left the top 5 or fell to the refuted tier (shown only"
+        " when fewer than 5 others bear on the question); an obsolete block's counted since its"
+        " correction:"
+    )
+    for kind in ("misleading", "obsolete", "obsolete, from the start"):
+        neg = [n for c in results for n in c.negatives_to_leave.get(kind, [])]
+        never = sum(c.never_left.get(kind, 0) for c in results)
+        if neg:
+            _print_negatives(kind, neg, f"still in the top 5 at the end: {never}")
+            if kind == "misleading":
+                balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
+                print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
+    print(
+        "the issue's definition: negative outcomes until the block ranked below every relevant"
+        " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
+        " counted once it had been in the top 5 above such a block:"
+    )
+    for kind in ("misleading", "obsolete"):
+        neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
+        never = sum(c.issue_never.get(kind, 0) for c in results)
+        if neg:
+            _print_negatives(kind, neg, f"still above one at the end: {never}")
+    first = [x for c in results for x in c.correction_first]
+    later = [x for c in results for x in c.correction_top1_later]
+    if first:
+        print(
+            f"right corrections top 1 above the block corrected, first recall after: "
+            f"{sum(first) / len(first):.1%} of {len(first)}; later rounds: "
+            f"{statistics.mean(later) if later else 0:.1%}"
+        )
+    wrong = [x for c in results for x in c.wrong_correction_negatives]
+    wrong_never = sum(c.wrong_never_back for c in results)
+    if wrong:
+        print(
+            f"negatives until a wrong correction fell below the block it tried to replace: "
+            f"median {statistics.median(wrong)}, max {max(wrong)} "
+            f"({len(wrong)}; never: {wrong_never}; over 3: {sum(1 for n in wrong if n > 3)},"
+            f" with a right block's record at the 3rd negative:"
+            f" {sum(c.record_at_bound.get('wrong', 0) for c in results)})"
+        )
+    dup_t = sum(c.duplicates_total for c in results)
+    dup_c = sum(c.duplicates_collapsed for c in results)
+    dis_t = sum(c.distinct_total for c in results)
+    dis_a = sum(c.distinct_archived for c in results)
+    print(
+        f"true duplicates collapsed {dup_c}/{dup_t} ({dup_c / max(1, dup_t):.0%}); distinct facts "
+        f"archived {dis_a}/{dis_t} ({dis_a / max(1, dis_t):.1%})"
+    )
+    given, flipped = sum(c.outcomes for c in results), sum(c.flips for c in results)
+    print(f"outcomes flipped: {flipped} of {given} ({flipped / max(1, given):.1%})")
+    seconds = statistics.mean(c.seconds for c in results)
+    print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
