@@ -258,10 +258,15 @@ def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: in
     declared: dict[str, list[str]] = {}
     for newer, older in queries.supersedes_pairs(db, head):
         declared.setdefault(older, []).append(newer)
-    known = dict(states(head))
+    known = dict(_states_of(db, head, states))
     claims = {n for b in head for n in [*known.get(b, PRIOR).revised_by, *declared.get(b, [])]}
-    known.update(states(sorted(claims - known.keys())))
+    known.update(_states_of(db, sorted(claims - known.keys()), states))
     return [b for b in head if not truth.set_aside(b, known, declared.get(b, []))][:depth]
+
+
+def _states_of(db: IndexDB, ids: Sequence[str], states: States) -> Mapping[str, BlockState]:
+    rows = queries.get_blocks(db, ids)
+    return states([rows[b] for b in ids if b in rows])
 
 
 def _expand(
