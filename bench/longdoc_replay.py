@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from longdoc import held_out, mean
 
 OUT = Path(__file__).resolve().parent / "out"
 SHARE = 0.3
@@ -115,10 +116,6 @@ def metrics(ranked: list[int], gold: set[int]) -> dict[str, float]:
 M = ("any@5", "all@5", "all@10", "NDCG@10")
 
 
-def mean(rows, m):
-    return sum(r[m] for r in rows) / len(rows) if rows else 0.0
-
-
 def load(form: str):
     with (OUT / f"longdoc_{form}.pkl").open("rb") as fh:
         d = pickle.load(fh)
@@ -203,21 +200,6 @@ def margins(qs: list[dict], vecs: Vecs) -> None:
         )
 
 
-def loocv(rows_by_setting: dict[str, list[dict]]) -> tuple[list[dict], list[str]]:
-    convs = sorted({r["conv"] for rows in rows_by_setting.values() for r in rows})
-    chosen, picks = [], []
-    for c in convs:
-
-        def score(name: str, c: str = c) -> tuple[float, float]:
-            rows = [r for r in rows_by_setting[name] if r["conv"] != c]
-            return (mean(rows, "all@5"), mean(rows, "NDCG@10"))
-
-        best = max(sorted(rows_by_setting), key=score)
-        picks.append(best)
-        chosen += [r for r in rows_by_setting[best] if r["conv"] == c]
-    return chosen, picks
-
-
 def by_gold(rows):
     out = []
     for g in (1, 2, 3):
@@ -260,8 +242,9 @@ def evaluate(forms: list[str], rules: list[str]) -> None:
                 ),
                 flush=True,
             )
-        chosen, picks = loocv(settings)
-        print(f"HELD-OUT {rule}: picks {Counter(picks).most_common()}")
+        chosen, picks = held_out(settings)
+        named = Counter(p.split(": ", 1)[1] for p in picks)
+        print(f"HELD-OUT {rule}: picks {named.most_common()}")
         for f in forms:
             rows = [r for r in chosen if r["form"] == f]
             print(
