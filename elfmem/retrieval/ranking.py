@@ -107,12 +107,45 @@ def order(
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
     winners = placed.winners
     picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, twin)
+    picks = winners_first(picks, placed.above, set(relevant))
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     room = max(0, k - len(out))
     for i in sorted(refuted, key=lambda i: (-score[i], ids[i]))[:room]:
         out.append(Ranked(i, score[i], score[i], "refuted", notes.get(i, "")))
     return out
+
+
+def winners_first(
+    picks: list[tuple[int, float]], above: Sequence[tuple[int, int]], candidates: set[int]
+) -> list[tuple[int, float]]:
+    """``picks`` with the winner of every revision pair ahead of its loser.
+
+    Diversity weighs each pick against those before it, so it can reorder two blocks whose
+    scores the revision rule set a hair apart, or leave the winner out. Then the winner takes
+    the loser's place and the loser moves one down; a winner that was left out displaces the
+    last pick. Gains stay with their positions, so they still never increase down the list.
+    """
+    order = [i for i, _ in picks]
+    gains = [g for _, g in picks]
+    for _ in range(len(above) + 1):
+        moved = False
+        for winner, loser in above:
+            if loser not in order or winner not in candidates:
+                continue
+            at = order.index(loser)
+            if winner in order:
+                if order.index(winner) < at:
+                    continue
+                order.remove(winner)
+            else:
+                order.pop()
+                at = min(at, len(order))
+            order.insert(at, winner)
+            moved = True
+        if not moved:
+            break
+    return list(zip(order, gains, strict=True))
 
 
 def _diverse(

@@ -172,6 +172,8 @@ class Placement:
     standing: dict[int, BlockState]
     """Older blocks a candidate revision claims to correct, each with the evidence that still
     counts for it (``superseded_standing``), whether or not the correction holds."""
+    above: list[tuple[int, int]]
+    """(winner, loser) of each revision pair: the order that diversity must not undo."""
 
 
 def place_revisions(
@@ -214,9 +216,12 @@ def place_revisions(
                 moved = True
         if not moved:
             break
-    for new, old in live:
-        winners.add(new if correction_holds(states[new], states[old], ids[new]) else old)
-    return Placement(out, notes, winners, standing)
+    above = [
+        (new, old) if correction_holds(states[new], states[old], ids[new]) else (old, new)
+        for new, old in live
+    ]
+    winners.update(w for w, _ in above)
+    return Placement(out, notes, winners, standing, above)
 
 
 def _just_above(value: float) -> float:
