@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from longdoc import held_out, mean
+from longdoc import held_out, mean, metrics
 
 OUT = Path(__file__).resolve().parent / "out"
 SHARE = 0.3
@@ -100,17 +100,6 @@ def base_lists(q: dict) -> tuple[dict[int, float], dict[int, float]]:
 def rule_base(q: dict, vecs: Vecs, share: float = SHARE, **_: Any) -> list[int]:
     lex, dense = base_lists(q)
     return order(fuse(lex, dense, share))
-
-
-def metrics(ranked: list[int], gold: set[int]) -> dict[str, float]:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
-    return {
-        "any@5": float(bool(gold & set(ranked[:5]))),
-        "all@5": float(gold <= set(ranked[:5])),
-        "all@10": float(gold <= set(ranked[:10])),
-        "NDCG@10": dcg / idcg,
-    }
 
 
 M = ("any@5", "all@5", "all@10", "NDCG@10")

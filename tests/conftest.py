@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import settings
 
+from elfmem.index.queries import BlockRow
+
 # Property tests are reproducible and never flaky on a loaded machine: a fixed seed, no deadline.
 settings.register_profile("elfmem", derandomize=True, deadline=None)
 settings.load_profile("elfmem")
@@ -39,6 +41,28 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
 
 def arun(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
+
+
+def block_row(
+    block_id: str, content: str | None = None, created: str = "2026-01-01T00:00:00+00:00"
+) -> BlockRow:
+    """An active fact's index row, for tests of ranking that need no memory around it."""
+    return BlockRow(
+        id=block_id,
+        path=f"blocks/{block_id}.md",
+        status="active",
+        cls="fact",
+        tags=(),
+        pinned=False,
+        created=created,
+        cue="",
+        content=f"fact {block_id}" if content is None else content,
+        content_hash=block_id,
+        tier="",
+        relations=(),
+        fields=(),
+        extra=(),
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
-from elfmem.index.queries import BlockRow
 from elfmem.retrieval.ranking import order
 from elfmem.retrieval.state import PRIOR
+from tests.conftest import block_row
 
 # a·b = 0.85 (below the near-twin cut, so no twin exemption), a·c = 0.5
 VECTORS = {
@@ -18,27 +18,8 @@ VECTORS = {
 }
 
 
-def _row(block_id: str, content: str) -> BlockRow:
-    return BlockRow(
-        id=block_id,
-        path=f"blocks/{block_id}.md",
-        status="active",
-        cls="fact",
-        tags=(),
-        pinned=False,
-        created="2026-01-01T00:00:00+00:00",
-        cue="",
-        content=content,
-        content_hash=block_id,
-        tier="",
-        relations=(),
-        fields=(),
-        extra=(),
-    )
-
-
 def _order(length: int) -> list[str]:
-    rows = [_row(i, i * length) for i in ("a", "b", "c")]
+    rows = [block_row(i, i * length) for i in ("a", "b", "c")]
     ranked = order(
         rows,
         np.array([1.0, 0.95, 0.9]),

@@ -7,29 +7,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elfmem.index.queries import BlockRow
 from elfmem.retrieval import truth
 from elfmem.retrieval.ranking import order, winners_first
 from elfmem.retrieval.state import PRIOR
-
-
-def _row(block_id: str, created: str = "2026-01-01T00:00:00+00:00") -> BlockRow:
-    return BlockRow(
-        id=block_id,
-        path=f"blocks/{block_id}.md",
-        status="active",
-        cls="fact",
-        tags=(),
-        pinned=False,
-        created=created,
-        cue="",
-        content=f"fact {block_id}",
-        content_hash=block_id,
-        tier="",
-        relations=(),
-        fields=(),
-        extra=(),
-    )
+from tests.conftest import block_row
 
 
 def _unit(v: list[float]) -> np.ndarray:
@@ -47,7 +28,7 @@ def test_a_correction_placed_a_hair_above_stays_ahead_when_it_resembles_the_firs
         "c": _unit([0.6, 0.8, 0.0]),
         "o": _unit([0.5, 0.0, float(np.sqrt(0.75))]),
     }
-    rows = [_row("p"), _row("o"), _row("c", "2026-02-01T00:00:00+00:00")]
+    rows = [block_row("p"), block_row("o"), block_row("c", created="2026-02-01T00:00:00+00:00")]
     ranked = order(
         rows,
         np.array([1.0, 0.9, 0.9]),
@@ -85,7 +66,7 @@ def test_no_revision_winner_is_shown_after_the_block_it_beat(
     rng = np.random.default_rng(seed)
     ids = [f"b{i}" for i in range(n)]
     vectors = {i: _unit(list(rng.normal(size=4))) for i in ids}
-    rows = [_row(i, f"2026-01-{1 + j:02d}T00:00:00+00:00") for j, i in enumerate(ids)]
+    rows = [block_row(i, created=f"2026-01-{1 + j:02d}T00:00:00+00:00") for j, i in enumerate(ids)]
     relevance = rng.uniform(0.1, 1.0, size=n)
     named = [(ids[a], ids[b]) for a, b in pairs if a < n and b < n and a != b]
     ranked = order(
