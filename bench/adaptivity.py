@@ -138,6 +138,7 @@ async def run_corpus(
         negatives: dict[str, int] = {}
         positives: dict[str, int] = {}
         at_bound: dict[str, int] = {}
+        at_fifth: dict[str, int] = {}  # confirmations at the 5th negative, wrong corrections too
         """Confirmations a block had taken when its negatives reached the bound of its kind."""
         left: set[str] = set()
         seen: set[str] = set()
@@ -202,6 +203,8 @@ async def run_corpus(
                             got = wrong_negatives.get(block_id, negatives[block_id])
                             if got == (3 if block_id in wrong_negatives else 5):
                                 at_bound.setdefault(block_id, positives.get(block_id, 0))
+                            if negatives[block_id] == 5:  # the misleading bound, for any block
+                                at_fifth.setdefault(block_id, positives.get(block_id, 0))
                         feedback.setdefault(signal, []).append(block_id)
                 for signal, block_ids in sorted(feedback.items()):  # one call per signal
                     await system.outcome(block_ids, signal, source="bench")
@@ -240,7 +243,7 @@ async def run_corpus(
                             out.negatives_to_leave["obsolete, from the start"].append(negatives[w])
                         if n > SLOW:
                             slow.append((kind, s.name, w, n))
-                        if kind == "misleading" and n > 5 and at_bound.get(w, 0) >= 5:
+                        if kind == "misleading" and n > 5 and at_fifth.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
                 await issue_count(
                     system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
