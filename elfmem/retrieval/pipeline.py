@@ -52,9 +52,9 @@ file 90% of question–evidence pairs score above it; short facts on other subje
 (docs/benchmarks.md). Another embedding model gets it moved to its own scale
 (``calibrated_settings``, ``index/calibration.py``)."""
 INHERIT = 0.5
+"""Share of a relevant block's relevance its declared graph neighbours inherit."""
 FEEDBACK_SKIP = 4
 """How many refuted or superseded blocks dense feedback looks past for one that stands."""
-"""Share of a relevant block's relevance its declared graph neighbours inherit."""
 TIME_BOOST = 1.5
 """Relevance multiplier for a block whose ``when:`` date falls in the time a query names ("in May
 2023", "last week"). A multiplier, not a filter: a block without a date, or a question whose time
@@ -265,6 +265,7 @@ def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: in
 
 
 def _states_of(db: IndexDB, ids: Sequence[str], states: States) -> Mapping[str, BlockState]:
+    """``states`` of blocks known only by id: their rows are read first."""
     rows = queries.get_blocks(db, ids)
     return states([rows[b] for b in ids if b in rows])
 
