@@ -245,6 +245,7 @@ async def run_corpus(
                             slow.append((kind, s.name, w, n))
                         if kind == "misleading" and n > 5 and at_fifth.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
+                            out.balanced_confirmations.append(at_fifth[w])
                 await issue_count(
                     system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
                 )
@@ -259,6 +260,7 @@ async def run_corpus(
             for kind in ("misleading", "obsolete")
         }
         out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        out.right_at_fifth = [at_fifth[b] for b in right.values() if b in at_fifth]
         out.issue_never = {
             kind: len(
                 [

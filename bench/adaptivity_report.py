@@ -34,6 +34,10 @@ class CorpusResult:
     """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
     how many had taken at least as many confirmations as refutations by their bound-th negative:
     every outcome such a block gets right is a flipped one, so its record is a right block's."""
+    balanced_confirmations: list[int] = field(default_factory=list)
+    """Confirmations at the 5th negative of each misleading block counted in ``record_at_bound``."""
+    right_at_fifth: list[int] = field(default_factory=list)
+    """Confirmations at the 5th negative of each right block that drew five (all mistaken)."""
     duplicates_collapsed: int = 0
     duplicates_total: int = 0
     distinct_archived: int = 0
@@ -54,6 +58,20 @@ def show_failure(s: truthgen.Subject, result: object, good: str, bad: list[str])
             f"   {role} {b.id[:6]} {b.tier:<10} score {b.score:.3f} sim {b.similarity:.3f} "
             f"bal {b.outcome_balance:+.1f} {b.content[:60]}"
         )
+
+
+def _print_right_at_fifth(results: list[CorpusResult]) -> None:
+    """What a rule that put those misleading blocks out by their 5th negative would also put out:
+    right blocks whose record at their own 5th (mistaken) negative was no better."""
+    most = max((n for c in results for n in c.balanced_confirmations), default=None)
+    right = [n for c in results for n in c.right_at_fifth]
+    if most is None:
+        return
+    alike = sum(1 for n in right if n <= most)
+    print(
+        f"    right blocks that drew a 5th (mistaken) negative: {len(right)}; with at most {most}"
+        f" confirmations then, as a misleading block over 5 had: {alike}"
+    )
 
 
 def _print_negatives(kind: str, neg: list[int], ending: str) -> None:
@@ -106,6 +124,7 @@ def report(results: list[CorpusResult], rounds: int) -> None:
             if kind == "misleading":
                 balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
                 print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
+                _print_right_at_fifth(results)
     print(
         "the issue's definition: negative outcomes until the block ranked below every relevant"
         " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
