@@ -74,19 +74,34 @@ VARIANTS: dict[str, SearchSettings] = {
     "cue-1": SearchSettings(field_weights=FieldWeights(cue=1.0)),
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "before-feedback": SearchSettings(dense_feedback=0.0, field_weights=FieldWeights(cue=1.0)),
+    "lfb-0.4": SearchSettings(lexical_feedback=0.4),
+    "lfb-0.7": SearchSettings(lexical_feedback=0.7),
+    "lfb-0.4-d1": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=1),
+    "ctg-0.5": SearchSettings(contiguity=0.5),
+    "ctg-0.7": SearchSettings(contiguity=0.7),
+    "ctg-0.5-from1": SearchSettings(contiguity=0.5, contiguity_from=1),
+    "both": SearchSettings(lexical_feedback=0.4, contiguity=0.5),
 }
 
 GRID: dict[str, tuple[Any, ...]] = {
-    "dense_feedback": (0.0, 0.3, 0.6),
-    "dense_feedback_depth": (1,),
-    "field_weights": (FieldWeights(cue=1.0), FieldWeights(cue=2.0)),
+    "lexical_feedback": (0.0, 0.4),
+    "contiguity": (0.0, 0.5),
 }
 """The constants cross-validation chooses among: every combination is one setting, plus the
-product defaults (``SearchSettings()``). Small on purpose: each setting is a full pass over the
-questions, and on a shared two-core machine a pass costs minutes. The constants the earlier grids
-settled (RRF k 10, fusion weights 1/0.7, MMR λ 0.7, the calibrated dense floor: docs/benchmarks.md)
-stay at the product defaults here; this grid holds the dense feedback (weight of the first pass's
-top block in a second dense search, and how many top blocks) and the bm25 weight of the cue."""
+product defaults (``SearchSettings()``); a combination that ranks exactly as another one does is
+run once. Small on purpose: each setting is a full pass over the questions, and on a shared
+two-core machine a pass costs minutes. The constants the earlier grids settled (RRF k 10, fusion
+weights 1/0.7, MMR λ 0.7, the calibrated dense floor, dense feedback 0.3 at depth 1, the cue at 2
+in bm25: docs/benchmarks.md) stay at the product defaults here; this grid holds lexical feedback
+over the candidates (the RRF weight of the top two blocks' rare words' ranking) and temporal
+contiguity among the candidates (the share a top-3 hit's neighbours in capture order inherit)."""
+
+IDLE = {
+    "contiguity": ("contiguity_from", "contiguity_span"),
+    "lexical_feedback": ("lexical_feedback_depth", "lexical_feedback_words"),
+    "dense_feedback": ("dense_feedback_depth",),
+}
+"""A knob whose rule is off (its key at 0) changes nothing: such combinations are run once."""
 
 
 def _label(key: str, value: Any) -> str:
@@ -97,13 +112,24 @@ def _label(key: str, value: Any) -> str:
     return f"{key}={value}"
 
 
+def _canonical(s: SearchSettings) -> SearchSettings:
+    """``s`` with the knobs of every rule that is off put back to their defaults."""
+    base = SearchSettings()
+    idle = {k: getattr(base, k) for rule, ks in IDLE.items() if not getattr(s, rule) for k in ks}
+    return replace(s, **idle)
+
+
 def grid_settings() -> dict[str, SearchSettings]:
-    out = {}
+    out: dict[str, SearchSettings] = {}
+    seen = {_canonical(SearchSettings())}
     keys = list(GRID)
     for values in itertools.product(*(GRID[k] for k in keys)):
         point = dict(zip(keys, values, strict=True))
-        name = " ".join(_label(k, v) for k, v in point.items())
-        out[name] = replace(SearchSettings(), **point)
+        setting = replace(SearchSettings(), **point)
+        if _canonical(setting) in seen:
+            continue
+        seen.add(_canonical(setting))
+        out[" ".join(_label(k, v) for k, v in point.items())] = setting
     return out
 
 

@@ -7,6 +7,7 @@ slot. Relevance gates everything after it: a lexical hit (a query word that is n
 or a vector hit at ``DENSE_FLOOR`` or above bears on the query; nothing else becomes a candidate
 except a graph neighbour of a relevant block, which inherits ``INHERIT`` of that block's
 relevance, and the newer end of a revision, which inherits the relevance of what it revises.
+Lexical feedback and temporal contiguity only reorder the candidates the searches found.
 When fewer than k blocks bear on the query, fewer are returned and the result says so.
 The inbox is searched too: a capture is findable at once, ranked by relevance alone and marked
 as not yet consolidated.
@@ -37,6 +38,8 @@ from elfmem.retrieval import (
     signals,
     truth,
 )
+from elfmem.retrieval import contiguity as contig
+from elfmem.retrieval import lexical_feedback as lexfb
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.result import FrameResult
@@ -99,6 +102,15 @@ class SearchSettings:
     """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
     dense_feedback_depth: int = FEEDBACK_DEPTH
     """How many of the first pass's best-ranked blocks that second search moves toward."""
+    lexical_feedback: float = lexfb.LEXICAL_FEEDBACK
+    """RRF weight of a bm25 ranking of the candidates by the first pass's best blocks' rare words
+    (``lexical_feedback``); 0: off."""
+    lexical_feedback_words: int = lexfb.FEEDBACK_WORDS
+    lexical_feedback_depth: int = lexfb.FEEDBACK_DEPTH
+    contiguity: float = contig.CONTIGUITY
+    """Share of a top hit's relevance the candidates captured next to it inherit; 0: off."""
+    contiguity_from: int = contig.CONTIGUITY_FROM
+    contiguity_span: int = contig.CONTIGUITY_SPAN
 
 
 def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
@@ -120,6 +132,9 @@ class _Pool:
     query_vec: npt.NDArray[np.float32] | None = None
     dense_vec: npt.NDArray[np.float32] | None = None
     """The vector ``dense`` was scored with (the query, or the feedback search's moved one)."""
+    rows: dict[str, BlockRow] = field(default_factory=dict)
+    """Index rows already read for candidates (by the reordering steps), reused by
+    ``_candidates``."""
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -270,6 +285,62 @@ def _states_of(db: IndexDB, ids: Sequence[str], states: States) -> Mapping[str, 
     return states([rows[b] for b in ids if b in rows])
 
 
+def _by_rank(db: IndexDB, pool: _Pool, s: SearchSettings) -> bool:
+    """Whether this query's rankings were fused by rank (short blocks), as ``fusechoice`` picks."""
+    if s.fuse_by == "auto":
+        return bool(pool.lexical) and not fusechoice.mostly_long(
+            db, pool.lexical[: fusechoice.LONG_VOTE]
+        )
+    return s.fuse_by == "rrf" and bool(pool.lexical)
+
+
+def _reorder(
+    db: IndexDB,
+    pool: _Pool,
+    sims: dict[str, float],
+    query: str,
+    f: _Filters,
+    s: SearchSettings,
+    states: States,
+) -> dict[str, float]:
+    """Lexical feedback and temporal contiguity, over the candidates the searches found: among
+    short blocks only, and neither adds a candidate."""
+    lexical_on = s.lexical_feedback > 0 and s.lexical_feedback_depth > 0
+    contiguity_on = s.contiguity > 0 and s.contiguity_from > 0
+    if not (lexical_on or contiguity_on) or not _by_rank(db, pool, s):
+        return sims
+    if lexical_on:
+        sims = _lexical_feedback(db, pool, sims, query, s, states)
+    if contiguity_on:
+        shape = (s.contiguity_from, s.contiguity_span)
+        contig.lift(sims, queries.places(db, list(sims)), s.contiguity, shape)
+    return sims
+
+
+def _lexical_feedback(
+    db: IndexDB,
+    pool: _Pool,
+    sims: dict[str, float],
+    query: str,
+    s: SearchSettings,
+    states: States,
+) -> dict[str, float]:
+    """Fused similarity with a third ranking: the candidates scored by the rare words of the
+    first pass's best blocks (``lexical_feedback``)."""
+    ranked = sorted(sims, key=lambda b: -sims[b])
+    top = _standing_best(db, ranked, states, s.lexical_feedback_depth)
+    pool.rows.update(queries.get_blocks(db, [b for b in pool.via if b not in pool.rows]))
+    texts = {b: lexfb.tokens(pool.rows[b].content) for b in pool.via if b in pool.rows}
+    words = lexfb.feedback_words(top, query, texts, s.lexical_feedback_words)
+    extra = lexfb.ranking(texts, words)
+    if not extra:
+        return sims
+    rrf = (s.rrf_k, s.fusion_weights)
+    return lexfb.fused(
+        list(pool.via), pool.lexical, pool.dense, extra, rrf, s.lexical_feedback
+    )
+
+
 def _expand(
     db: IndexDB, pool: _Pool, sims: dict[str, float], f: _Filters, s: SearchSettings
 ) -> None:
@@ -327,6 +398,7 @@ def run_frame(
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
         sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s, states)
+        sims = _reorder(db, pool, sims, query or "", f, s, states)
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
     rows, st = _candidates(db, pool, states)
@@ -395,7 +467,8 @@ def _within(said: str, span: dates.Span) -> bool:
 def _candidates(
     db: IndexDB, pool: _Pool, states: States
 ) -> tuple[list[BlockRow], list[BlockState]]:
-    rows_by_id = queries.get_blocks(db, pool.via)
+    rows_by_id = {b: pool.rows[b] for b in pool.via if b in pool.rows}
+    rows_by_id.update(queries.get_blocks(db, [b for b in pool.via if b not in rows_by_id]))
     rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status in SEARCHED]
     known = states(rows)
     return rows, [known.get(r.id, PRIOR) for r in rows]

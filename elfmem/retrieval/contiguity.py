@@ -1,0 +1,101 @@
+"""Temporal contiguity among candidates: a block captured right next to a strong hit may rise.
+
+Episodic memory recalls by neighbourhood in time as well as by content: the turn that answers a
+question often sits next to the turn that names its subject ("did you go to the workshop?" / "yes,
+we made bowls"). After fusion, each of the ``CONTIGUITY_FROM`` best-ranked blocks passes
+``CONTIGUITY`` of its relevance to the blocks within ``CONTIGUITY_SPAN`` places of it in its bucket
+file (the order they were written in), when the two were created within ``CONTIGUITY_SECONDS`` of
+each other.
+
+A neighbour rises only if it already bears on the query by itself: it must be a candidate of the
+first pass, with a relevance of its own above zero. Contiguity never makes a block a candidate,
+so a memory of unrelated facts captured in one batch never pads a one-fact answer with the facts
+written next to it (the relevance gate, tests/api/test_truth.py). A version that let neighbours
+in as new candidates was measured and not merged for that reason (docs/benchmarks.md, "Contiguity
+and lexical feedback").
+
+It is bounded: a neighbour's relevance only ever rises to the inherited value, never above the
+share of the hit it sits next to, and no block's relevance falls. Only among short blocks (the
+pipeline applies it where rank fusion runs): the neighbour of a long document is another whole
+session, not the next turn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+
+from elfmem.errors import InvalidInput
+
+CONTIGUITY = 0.0
+"""Share of a top hit's relevance its neighbours in capture order inherit; 0: off."""
+CONTIGUITY_FROM = 3
+"""How many of the best-ranked blocks pass relevance to their neighbours."""
+CONTIGUITY_SPAN = 1
+"""How many places either side of a hit in its file count as next to it."""
+CONTIGUITY_SECONDS = 3600.0
+"""Two blocks created further apart than this are not neighbours in time, whatever their places
+(a bucket file collects a month of captures). Not tuned: every turn of a benchmark memory is
+captured in the same second."""
+
+Place = tuple[str, int, str]
+"""Where a block sits: (file path, ordinal in the file, created stamp)."""
+
+
+def _stamp(created: str) -> float | None:
+    try:
+        return datetime.fromisoformat(created).timestamp()
+    except ValueError:
+        return None
+
+
+def close_in_time(a: str, b: str, seconds: float) -> bool:
+    """The two ``created`` stamps are at most ``seconds`` apart (False if either is unreadable)."""
+    ta, tb = _stamp(a), _stamp(b)
+    return ta is not None and tb is not None and abs(ta - tb) <= seconds
+
+
+def lift(
+    sims: dict[str, float],
+    places: Mapping[str, Place],
+    share: float,
+    shape: tuple[int, int],
+    seconds: float = CONTIGUITY_SECONDS,
+) -> list[str]:
+    """Raise each candidate next to one of the ``shape[0]`` best blocks of ``sims`` (within
+    ``shape[1]`` places in the same file, created within ``seconds``) to ``share`` × that block's
+    relevance where that is higher than its own; return the blocks raised, in order.
+
+    Only blocks that are keys of ``sims`` with a relevance above zero and a known place can rise:
+    nothing becomes a candidate here. Relevance is inherited from the values before any lift, so
+    a raised block passes nothing on.
+    """
+    if not (math.isfinite(share) and 0.0 <= share <= 1.0):
+        raise InvalidInput(f"contiguity share must be in [0, 1], got {share!r}", "Use 0.5.")
+    top, span = shape
+    if share == 0 or top <= 0 or span <= 0:
+        return []
+    before = dict(sims)
+    hits = [b for b in sorted(before, key=lambda b: -before[b])[:top] if before[b] > 0]
+    by_file: dict[str, dict[int, str]] = {}
+    for block_id, (path, ordinal, _) in places.items():
+        if before.get(block_id, 0.0) > 0:
+            by_file.setdefault(path, {})[ordinal] = block_id
+    raised: list[str] = []
+    for hit in hits:
+        if hit not in places:
+            continue
+        path, ordinal, created = places[hit]
+        inherited = share * before[hit]
+        for offset in (d for step in range(1, span + 1) for d in (-step, step)):
+            other = by_file.get(path, {}).get(ordinal + offset)
+            if other is None or other == hit:
+                continue
+            if not close_in_time(created, places[other][2], seconds):
+                continue
+            if inherited > sims[other]:
+                sims[other] = inherited
+                if other not in raised:
+                    raised.append(other)
+    return raised
