@@ -81,11 +81,21 @@ VARIANTS: dict[str, SearchSettings] = {
     "ctg-0.7": SearchSettings(contiguity=0.7),
     "ctg-0.5-from1": SearchSettings(contiguity=0.5, contiguity_from=1),
     "both": SearchSettings(lexical_feedback=0.4, contiguity=0.5),
+    "lfb-0.2": SearchSettings(lexical_feedback=0.2),
+    "lfb-0.4-content": SearchSettings(lexical_feedback=0.4, lexical_feedback_cue=False),
+    "lfb-0.4-w3": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=3),
+    "lfb-0.4-w10": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=10),
+    "lfb-0.4-d3": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=3),
+    "ctg-0.5-from5": SearchSettings(contiguity=0.5, contiguity_from=5),
+    "ctg-0.5-span2": SearchSettings(contiguity=0.5, contiguity_span=2),
+    "ctg-0.5-span3": SearchSettings(contiguity=0.5, contiguity_span=3),
+    "ctg-0.7-span2": SearchSettings(contiguity=0.7, contiguity_span=2),
 }
 
 GRID: dict[str, tuple[Any, ...]] = {
     "lexical_feedback": (0.0, 0.4),
     "contiguity": (0.0, 0.5),
+    "contiguity_span": (2, 3),
 }
 """The constants cross-validation chooses among: every combination is one setting, plus the
 product defaults (``SearchSettings()``); a combination that ranks exactly as another one does is
@@ -94,7 +104,8 @@ two-core machine a pass costs minutes. The constants the earlier grids settled (
 weights 1/0.7, MMR λ 0.7, the calibrated dense floor, dense feedback 0.3 at depth 1, the cue at 2
 in bm25: docs/benchmarks.md) stay at the product defaults here; this grid holds lexical feedback
 over the candidates (the RRF weight of the top two blocks' rare words' ranking) and temporal
-contiguity among the candidates (the share a top-3 hit's neighbours in capture order inherit)."""
+contiguity among the candidates (the share a top-3 hit's neighbours in capture order inherit, and
+how many places either side count as next to it)."""
 
 IDLE = {
     "contiguity": ("contiguity_from", "contiguity_span"),

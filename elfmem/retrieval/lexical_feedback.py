@@ -37,6 +37,8 @@ FEEDBACK_WORDS = 5
 of 10 in the pass that searched the whole index)."""
 FEEDBACK_DEPTH = 2
 """How many of the first pass's best-ranked blocks give words (2 was probed ahead of 1)."""
+WITH_CUE = True
+"""Whether a candidate's cue counts as part of its text (bm25 searches the cue too)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+")

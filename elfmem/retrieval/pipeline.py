@@ -107,6 +107,8 @@ class SearchSettings:
     (``lexical_feedback``); 0: off."""
     lexical_feedback_words: int = lexfb.FEEDBACK_WORDS
     lexical_feedback_depth: int = lexfb.FEEDBACK_DEPTH
+    lexical_feedback_cue: bool = lexfb.WITH_CUE
+    """Lexical feedback reads each candidate's cue as well as its content, as bm25 does."""
     contiguity: float = contig.CONTIGUITY
     """Share of a top hit's relevance the candidates captured next to it inherit; 0: off."""
     contiguity_from: int = contig.CONTIGUITY_FROM
@@ -330,7 +332,9 @@ def _lexical_feedback(
     ranked = sorted(sims, key=lambda b: -sims[b])
     top = _standing_best(db, ranked, states, s.lexical_feedback_depth)
     pool.rows.update(queries.get_blocks(db, [b for b in pool.via if b not in pool.rows]))
-    texts = {b: lexfb.tokens(pool.rows[b].content) for b in pool.via if b in pool.rows}
+    rows = [pool.rows[b] for b in pool.via if b in pool.rows]
+    with_cue = s.lexical_feedback_cue
+    texts = {r.id: lexfb.tokens(f"{r.content} {r.cue}" if with_cue else r.content) for r in rows}
     words = lexfb.feedback_words(top, query, texts, s.lexical_feedback_words)
     extra = lexfb.ranking(texts, words)
     if not extra:
