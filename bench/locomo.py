@@ -18,6 +18,11 @@ fifth with it: the held-out figure. The in-sample figure is the best single sett
 
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
                            [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
+    python bench/locomo.py --both CUE.jsonl PLAIN.jsonl
+
+``--both`` reads the JSONL files of ``--loocv`` runs (one per mode, each with its own ``--out``)
+and chooses, per held-out conversation, one setting for every form: the best mean R@10 over the
+modes on the other four (a memory does not know which form its blocks take).
 """
 
 from __future__ import annotations
@@ -300,6 +305,47 @@ def loocv(
     return held, folds
 
 
+def loocv_both(
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]], convs: list[str]
+) -> tuple[dict[str, list[dict[str, Any]]], list[tuple[str, str]]]:
+    """One setting for every form: per held-out conversation, the setting with the best mean R@10
+    over the forms (modes) on the other four. Held-out rows per mode, and (conversation, chosen
+    setting) per fold. Only settings every mode ran take part."""
+    names = sorted(set.intersection(*(set(rows) for rows in by_mode.values())) - {"bm25"})
+    held: dict[str, list[dict[str, Any]]] = {mode: [] for mode in by_mode}
+    folds = []
+
+    def train(name: str, conv: str) -> float:
+        return sum(
+            r10([r for r in rows[name] if r["conv"] != conv]) for rows in by_mode.values()
+        ) / len(by_mode)
+
+    for conv in convs:
+        best = max(names, key=lambda n: (round(train(n, conv), 6), n == "default"))
+        for mode, rows in by_mode.items():
+            held[mode] += [r for r in rows[best] if r["conv"] == conv]
+        folds.append((conv, best))
+    return held, folds
+
+
+def print_both(paths: list[Path]) -> None:
+    """``--both``: the held-out figures of one setting chosen for every form at once, from the
+    JSONL files of ``--loocv`` runs (one file per mode: two runs writing one file overwrite it)."""
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            by_mode[r["mode"]][r["method"]].append(r)
+    convs = list(dict.fromkeys(r["conv"] for rows in by_mode.values() for r in rows["bm25"]))
+    held, folds = loocv_both({m: dict(rows) for m, rows in by_mode.items()}, convs)
+    for conv, best in folds:
+        print(f"fold {conv}: chose {best}")
+    print("| run | n | R@5 | R@10 | NDCG@10 | cat 1 | cat 2 | cat 3 | cat 4 | cat 5 |")
+    for mode, rows in held.items():
+        print(category_line(f"{mode}: held-out, one setting for both forms", rows))
+        print(category_line(f"{mode}: product defaults", by_mode[mode]["default"]))
+
+
 def category_line(label: str, rows: list[dict[str, Any]]) -> str:
     avg = averages(rows)
     cats = " ".join(f"{avg[c][2]:.3f}" if c in avg else "  -  " for c in ("1", "2", "3", "4", "5"))
@@ -323,7 +369,17 @@ async def main() -> None:
         default=None,
         help="Keep each conversation's memory under this folder and reuse it on the next run.",
     )
+    ap.add_argument(
+        "--both",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="Print the held-out figures of one setting for every form from --loocv JSONL files.",
+    )
     args = ap.parse_args()
+    if args.both:
+        print_both(args.both)
+        return
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
     settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}
     if args.loocv:

@@ -83,19 +83,30 @@ def lift(
         if before.get(block_id, 0.0) > 0:
             by_file.setdefault(path, {})[ordinal] = block_id
     raised: list[str] = []
-    for hit in hits:
-        if hit not in places:
-            continue
-        path, ordinal, created = places[hit]
+    for hit in (h for h in hits if h in places):
         inherited = share * before[hit]
-        for offset in (d for step in range(1, span + 1) for d in (-step, step)):
-            other = by_file.get(path, {}).get(ordinal + offset)
-            if other is None or other == hit:
-                continue
-            if not close_in_time(created, places[other][2], seconds):
-                continue
+        for other in _beside(hit, places, by_file, span, seconds):
             if inherited > sims[other]:
                 sims[other] = inherited
                 if other not in raised:
                     raised.append(other)
     return raised
+
+
+def _beside(
+    hit: str,
+    places: Mapping[str, Place],
+    by_file: Mapping[str, Mapping[int, str]],
+    span: int,
+    seconds: float,
+) -> list[str]:
+    """The blocks of ``by_file`` within ``span`` places of ``hit`` in its file and within
+    ``seconds`` of it in time, nearest first (the earlier one first at equal distance)."""
+    path, ordinal, created = places[hit]
+    in_file = by_file.get(path, {})
+    out = []
+    for offset in (d for step in range(1, span + 1) for d in (-step, step)):
+        other = in_file.get(ordinal + offset)
+        if other is not None and close_in_time(created, places[other][2], seconds):
+            out.append(other)
+    return out

@@ -31,7 +31,8 @@ from elfmem.index.search import STOP_WORDS
 from elfmem.retrieval import fusion
 
 LEXICAL_FEEDBACK = 0.0
-"""RRF weight of the feedback words' ranking (the question's own lexical ranking has 1.0); 0: off."""
+"""RRF weight of the feedback words' ranking (the question's own lexical ranking has 1.0);
+0: off."""
 FEEDBACK_WORDS = 5
 """How many words of the first pass's best blocks the feedback ranking scores (5 was probed ahead
 of 10 in the pass that searched the whole index)."""

@@ -35,6 +35,7 @@ from elfmem.retrieval import (
     fusion,
     mmr,
     ranking,
+    reorder,
     signals,
     truth,
 )
@@ -281,68 +282,15 @@ def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: in
     return [b for b in head if not truth.set_aside(b, known, declared.get(b, []))][:depth]
 
 
+def _best_of(db: IndexDB, states: States) -> reorder.Best:
+    """``_standing_best`` over ``db`` and ``states``, for the steps that reorder candidates."""
+    return lambda ranked, depth: _standing_best(db, ranked, states, depth)
+
+
 def _states_of(db: IndexDB, ids: Sequence[str], states: States) -> Mapping[str, BlockState]:
     """``states`` of blocks known only by id: their rows are read first."""
     rows = queries.get_blocks(db, ids)
     return states([rows[b] for b in ids if b in rows])
-
-
-def _by_rank(db: IndexDB, pool: _Pool, s: SearchSettings) -> bool:
-    """Whether this query's rankings were fused by rank (short blocks), as ``fusechoice`` picks."""
-    if s.fuse_by == "auto":
-        return bool(pool.lexical) and not fusechoice.mostly_long(
-            db, pool.lexical[: fusechoice.LONG_VOTE]
-        )
-    return s.fuse_by == "rrf" and bool(pool.lexical)
-
-
-def _reorder(
-    db: IndexDB,
-    pool: _Pool,
-    sims: dict[str, float],
-    query: str,
-    f: _Filters,
-    s: SearchSettings,
-    states: States,
-) -> dict[str, float]:
-    """Lexical feedback and temporal contiguity, over the candidates the searches found: among
-    short blocks only, and neither adds a candidate."""
-    lexical_on = s.lexical_feedback > 0 and s.lexical_feedback_depth > 0
-    contiguity_on = s.contiguity > 0 and s.contiguity_from > 0
-    if not (lexical_on or contiguity_on) or not _by_rank(db, pool, s):
-        return sims
-    if lexical_on:
-        sims = _lexical_feedback(db, pool, sims, query, s, states)
-    if contiguity_on:
-        shape = (s.contiguity_from, s.contiguity_span)
-        contig.lift(sims, queries.places(db, list(sims)), s.contiguity, shape)
-    return sims
-
-
-def _lexical_feedback(
-    db: IndexDB,
-    pool: _Pool,
-    sims: dict[str, float],
-    query: str,
-    s: SearchSettings,
-    states: States,
-) -> dict[str, float]:
-    """Fused similarity with a third ranking: the candidates scored by the rare words of the
-    first pass's best blocks (``lexical_feedback``)."""
-    ranked = sorted(sims, key=lambda b: -sims[b])
-    top = _standing_best(db, ranked, states, s.lexical_feedback_depth)
-    pool.rows.update(queries.get_blocks(db, [b for b in pool.via if b not in pool.rows]))
-    rows = [pool.rows[b] for b in pool.via if b in pool.rows]
-    with_cue = s.lexical_feedback_cue
-    texts = {r.id: lexfb.tokens(f"{r.content} {r.cue}" if with_cue else r.content) for r in rows}
-    words = lexfb.feedback_words(top, query, texts, s.lexical_feedback_words)
-    extra = lexfb.ranking(texts, words)
-    if not extra:
-        return sims
-    rrf = (s.rrf_k, s.fusion_weights)
-    return lexfb.fused(
-        list(pool.via), pool.lexical, pool.dense, extra, rrf, s.lexical_feedback
-    )
 
 
 def _expand(
@@ -402,7 +350,7 @@ def run_frame(
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
         sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s, states)
-        sims = _reorder(db, pool, sims, query or "", f, s, states)
+        sims = reorder.reorder(db, pool, sims, query or "", s, _best_of(db, states))
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
     rows, st = _candidates(db, pool, states)

@@ -1,4 +1,4 @@
-"""Temporal contiguity among candidates: it raises, never adds, and only within a file and an hour."""
+"""Temporal contiguity among candidates: it raises, never adds, within one file and one hour."""
 
 from __future__ import annotations
 
