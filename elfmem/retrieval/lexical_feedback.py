@@ -25,21 +25,24 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from elfmem.errors import InvalidInput
 from elfmem.index.search import STOP_WORDS
 from elfmem.retrieval import fusion
 
-LEXICAL_FEEDBACK = 0.0
-"""RRF weight of the feedback words' ranking (the question's own lexical ranking has 1.0);
-0: off."""
+LEXICAL_FEEDBACK = 0.4
+"""RRF weight of the feedback words' ranking (the question's own lexical ranking has 1.0); 0: off.
+Chosen with contiguity by leave-one-conversation-out on the LoCoMo dev file, one setting for both
+forms, in all five folds (docs/benchmarks.md, "Contiguity among the candidates"): it adds little
+with the date in the cue and most of the gain without it."""
 FEEDBACK_WORDS = 5
 """How many words of the first pass's best blocks the feedback ranking scores (5 was probed ahead
 of 10 in the pass that searched the whole index)."""
 FEEDBACK_DEPTH = 2
 """How many of the first pass's best-ranked blocks give words (2 was probed ahead of 1)."""
 WITH_CUE = True
-"""Whether a candidate's cue counts as part of its text (bm25 searches the cue too)."""
+"""Whether a candidate's cue counts as part of its text (bm25 searches the cue too). Not tuned."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 _WORD = re.compile(r"[^\W_]+")
@@ -55,15 +58,24 @@ def stem(word: str) -> str:
     return word
 
 
-def tokens(text: str) -> list[str]:
+def tokens(text: str) -> tuple[str, ...]:
     """The searchable words of ``text``, lower-cased and normalised, repeats kept, in order: what
-    bm25 would look for (no stop words, no one-letter words except digits)."""
-    out = []
-    for word in _WORD.findall(text.casefold()):
-        if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
-            continue
-        out.append(stem(word))
-    return out
+    bm25 would look for (no stop words, no one-letter words except digits). Kept per text: a
+    memory's candidates recur from one recall to the next."""
+    return _tokens(text)
+
+
+@lru_cache(maxsize=16384)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(n for w in _WORD.findall(text.casefold()) if (n := _normal(w)) is not None)
+
+
+@lru_cache(maxsize=65536)
+def _normal(word: str) -> str | None:
+    """``word`` as ``tokens`` keeps it, or None for a stop word or a one-letter word."""
+    if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
+        return None
+    return stem(word)
 
 
 def feedback_words(
@@ -117,11 +129,13 @@ def ranking(pool: Mapping[str, Sequence[str]], words: Sequence[str]) -> list[str
     mean = sum(len(t) for t in pool.values()) / rows or 1.0
     scores: dict[str, float] = {}
     for block_id, toks in pool.items():
-        tf = Counter(t for t in toks if t in wanted)
-        if not tf:
+        found = [t for t in toks if t in wanted]
+        if not found:
             continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * len(toks) / mean)
-        scores[block_id] = sum(idf[w] * n * (BM25_K1 + 1) / (n + norm) for w, n in tf.items())
+        scores[block_id] = sum(
+            idf[w] * n * (BM25_K1 + 1) / (n + norm) for w, n in Counter(found).items()
+        )
     return sorted(scores, key=lambda b: -scores[b])
 
 

@@ -282,6 +282,23 @@ def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: in
     return [b for b in head if not truth.set_aside(b, known, declared.get(b, []))][:depth]
 
 
+def _kept(states: States) -> States:
+    """``states`` with each block's answer kept for the rest of one recall: the feedback steps
+    and the candidates ask about the same top blocks, and nothing writes the ledger while a
+    recall ranks."""
+    known: dict[str, BlockState] = {}
+    asked: set[str] = set()
+
+    def read(rows: Sequence[BlockRow]) -> Mapping[str, BlockState]:
+        missing = [r for r in rows if r.id not in asked]
+        if missing:
+            known.update(states(missing))
+            asked.update(r.id for r in missing)
+        return {r.id: known[r.id] for r in rows if r.id in known}
+
+    return read
+
+
 def _best_of(db: IndexDB, states: States) -> reorder.Best:
     """``_standing_best`` over ``db`` and ``states``, for the steps that reorder candidates."""
     return lambda ranked, depth: _standing_best(db, ranked, states, depth)
@@ -338,6 +355,7 @@ def run_frame(
     s = settings or SearchSettings()
     k = top_k or spec.top_k
     f = _filters(db, spec)
+    states = _kept(states)
     if spec.queryless or not (query or "").strip():
         pool = _Pool()
         scan = (
