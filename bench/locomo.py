@@ -18,6 +18,11 @@ fifth with it: the held-out figure. The in-sample figure is the best single sett
 
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
                            [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
+    python bench/locomo.py --both CUE.jsonl PLAIN.jsonl
+
+``--both`` reads the JSONL files of ``--loocv`` runs (one per mode, each with its own ``--out``)
+and chooses, per held-out conversation, one setting for every form: the best mean R@10 over the
+modes on the other four (a memory does not know which form its blocks take).
 """
 
 from __future__ import annotations
@@ -74,19 +79,45 @@ VARIANTS: dict[str, SearchSettings] = {
     "cue-1": SearchSettings(field_weights=FieldWeights(cue=1.0)),
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "before-feedback": SearchSettings(dense_feedback=0.0, field_weights=FieldWeights(cue=1.0)),
+    "lfb-0.4": SearchSettings(lexical_feedback=0.4),
+    "lfb-0.7": SearchSettings(lexical_feedback=0.7),
+    "lfb-0.4-d1": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=1),
+    "ctg-0.5": SearchSettings(contiguity=0.5),
+    "ctg-0.7": SearchSettings(contiguity=0.7),
+    "ctg-0.5-from1": SearchSettings(contiguity=0.5, contiguity_from=1),
+    "both": SearchSettings(lexical_feedback=0.4, contiguity=0.5),
+    "lfb-0.2": SearchSettings(lexical_feedback=0.2),
+    "lfb-0.4-content": SearchSettings(lexical_feedback=0.4, lexical_feedback_cue=False),
+    "lfb-0.4-w3": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=3),
+    "lfb-0.4-w10": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=10),
+    "lfb-0.4-d3": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=3),
+    "ctg-0.5-from5": SearchSettings(contiguity=0.5, contiguity_from=5),
+    "ctg-0.5-span2": SearchSettings(contiguity=0.5, contiguity_span=2),
+    "ctg-0.5-span3": SearchSettings(contiguity=0.5, contiguity_span=3),
+    "ctg-0.7-span2": SearchSettings(contiguity=0.7, contiguity_span=2),
 }
 
 GRID: dict[str, tuple[Any, ...]] = {
-    "dense_feedback": (0.0, 0.3, 0.6),
-    "dense_feedback_depth": (1,),
-    "field_weights": (FieldWeights(cue=1.0), FieldWeights(cue=2.0)),
+    "lexical_feedback": (0.0, 0.4),
+    "contiguity": (0.0, 0.5),
+    "contiguity_span": (2, 3),
 }
 """The constants cross-validation chooses among: every combination is one setting, plus the
-product defaults (``SearchSettings()``). Small on purpose: each setting is a full pass over the
-questions, and on a shared two-core machine a pass costs minutes. The constants the earlier grids
-settled (RRF k 10, fusion weights 1/0.7, MMR λ 0.7, the calibrated dense floor: docs/benchmarks.md)
-stay at the product defaults here; this grid holds the dense feedback (weight of the first pass's
-top block in a second dense search, and how many top blocks) and the bm25 weight of the cue."""
+product defaults (``SearchSettings()``); a combination that ranks exactly as another one does is
+run once. Small on purpose: each setting is a full pass over the questions, and on a shared
+two-core machine a pass costs minutes. The constants the earlier grids settled (RRF k 10, fusion
+weights 1/0.7, MMR λ 0.7, the calibrated dense floor, dense feedback 0.3 at depth 1, the cue at 2
+in bm25: docs/benchmarks.md) stay at the product defaults here; this grid holds lexical feedback
+over the candidates (the RRF weight of the top two blocks' rare words' ranking) and temporal
+contiguity among the candidates (the share a top-3 hit's neighbours in capture order inherit, and
+how many places either side count as next to it)."""
+
+IDLE = {
+    "contiguity": ("contiguity_from", "contiguity_span"),
+    "lexical_feedback": ("lexical_feedback_depth", "lexical_feedback_words"),
+    "dense_feedback": ("dense_feedback_depth",),
+}
+"""A knob whose rule is off (its key at 0) changes nothing: such combinations are run once."""
 
 
 def _label(key: str, value: Any) -> str:
@@ -97,13 +128,24 @@ def _label(key: str, value: Any) -> str:
     return f"{key}={value}"
 
 
+def _canonical(s: SearchSettings) -> SearchSettings:
+    """``s`` with the knobs of every rule that is off put back to their defaults."""
+    base = SearchSettings()
+    idle = {k: getattr(base, k) for rule, ks in IDLE.items() if not getattr(s, rule) for k in ks}
+    return replace(s, **idle)
+
+
 def grid_settings() -> dict[str, SearchSettings]:
-    out = {}
+    out: dict[str, SearchSettings] = {}
+    seen = {_canonical(SearchSettings())}
     keys = list(GRID)
     for values in itertools.product(*(GRID[k] for k in keys)):
         point = dict(zip(keys, values, strict=True))
-        name = " ".join(_label(k, v) for k, v in point.items())
-        out[name] = replace(SearchSettings(), **point)
+        setting = replace(SearchSettings(), **point)
+        if _canonical(setting) in seen:
+            continue
+        seen.add(_canonical(setting))
+        out[" ".join(_label(k, v) for k, v in point.items())] = setting
     return out
 
 
@@ -263,6 +305,47 @@ def loocv(
     return held, folds
 
 
+def loocv_both(
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]], convs: list[str]
+) -> tuple[dict[str, list[dict[str, Any]]], list[tuple[str, str]]]:
+    """One setting for every form: per held-out conversation, the setting with the best mean R@10
+    over the forms (modes) on the other four. Held-out rows per mode, and (conversation, chosen
+    setting) per fold. Only settings every mode ran take part."""
+    names = sorted(set.intersection(*(set(rows) for rows in by_mode.values())) - {"bm25"})
+    held: dict[str, list[dict[str, Any]]] = {mode: [] for mode in by_mode}
+    folds = []
+
+    def train(name: str, conv: str) -> float:
+        return sum(
+            r10([r for r in rows[name] if r["conv"] != conv]) for rows in by_mode.values()
+        ) / len(by_mode)
+
+    for conv in convs:
+        best = max(names, key=lambda n: (round(train(n, conv), 6), n == "default"))
+        for mode, rows in by_mode.items():
+            held[mode] += [r for r in rows[best] if r["conv"] == conv]
+        folds.append((conv, best))
+    return held, folds
+
+
+def print_both(paths: list[Path]) -> None:
+    """``--both``: the held-out figures of one setting chosen for every form at once, from the
+    JSONL files of ``--loocv`` runs (one file per mode: two runs writing one file overwrite it)."""
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            by_mode[r["mode"]][r["method"]].append(r)
+    convs = list(dict.fromkeys(r["conv"] for rows in by_mode.values() for r in rows["bm25"]))
+    held, folds = loocv_both({m: dict(rows) for m, rows in by_mode.items()}, convs)
+    for conv, best in folds:
+        print(f"fold {conv}: chose {best}")
+    print("| run | n | R@5 | R@10 | NDCG@10 | cat 1 | cat 2 | cat 3 | cat 4 | cat 5 |")
+    for mode, rows in held.items():
+        print(category_line(f"{mode}: held-out, one setting for both forms", rows))
+        print(category_line(f"{mode}: product defaults", by_mode[mode]["default"]))
+
+
 def category_line(label: str, rows: list[dict[str, Any]]) -> str:
     avg = averages(rows)
     cats = " ".join(f"{avg[c][2]:.3f}" if c in avg else "  -  " for c in ("1", "2", "3", "4", "5"))
@@ -286,7 +369,17 @@ async def main() -> None:
         default=None,
         help="Keep each conversation's memory under this folder and reuse it on the next run.",
     )
+    ap.add_argument(
+        "--both",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="Print the held-out figures of one setting for every form from --loocv JSONL files.",
+    )
     args = ap.parse_args()
+    if args.both:
+        print_both(args.both)
+        return
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
     settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}
     if args.loocv:

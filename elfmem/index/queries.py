@@ -105,6 +105,18 @@ def get_blocks(db: IndexDB, ids: Iterable[str]) -> dict[str, BlockRow]:
     return found
 
 
+def places(db: IndexDB, ids: Iterable[str]) -> dict[str, tuple[str, int, str]]:
+    """Block id → (file path, ordinal in that file, created stamp), for the ids the index holds:
+    where a block sits in capture order (a file keeps blocks in the order they were written)."""
+    found: dict[str, tuple[str, int, str]] = {}
+    for chunk in chunks(list(dict.fromkeys(ids))):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT id, path, ordinal, created FROM blocks WHERE id IN ({marks})"
+        for block_id, path, ordinal, created in db.conn.execute(sql, chunk):
+            found[block_id] = (path, int(ordinal), created)
+    return found
+
+
 def list_blocks(
     db: IndexDB,
     status: str | None = None,
