@@ -79,18 +79,9 @@ VARIANTS: dict[str, SearchSettings] = {
     "cue-1": SearchSettings(field_weights=FieldWeights(cue=1.0)),
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "before-feedback": SearchSettings(dense_feedback=0.0, field_weights=FieldWeights(cue=1.0)),
-    "lfb-0.4": SearchSettings(lexical_feedback=0.4),
-    "lfb-0.7": SearchSettings(lexical_feedback=0.7),
-    "lfb-0.4-d1": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=1),
     "ctg-0.5": SearchSettings(contiguity=0.5),
     "ctg-0.7": SearchSettings(contiguity=0.7),
     "ctg-0.5-from1": SearchSettings(contiguity=0.5, contiguity_from=1),
-    "both": SearchSettings(lexical_feedback=0.4, contiguity=0.5),
-    "lfb-0.2": SearchSettings(lexical_feedback=0.2),
-    "lfb-0.4-content": SearchSettings(lexical_feedback=0.4, lexical_feedback_cue=False),
-    "lfb-0.4-w3": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=3),
-    "lfb-0.4-w10": SearchSettings(lexical_feedback=0.4, lexical_feedback_words=10),
-    "lfb-0.4-d3": SearchSettings(lexical_feedback=0.4, lexical_feedback_depth=3),
     "ctg-0.5-from5": SearchSettings(contiguity=0.5, contiguity_from=5),
     "ctg-0.5-span2": SearchSettings(contiguity=0.5, contiguity_span=2),
     "ctg-0.5-span3": SearchSettings(contiguity=0.5, contiguity_span=3),
@@ -98,7 +89,6 @@ VARIANTS: dict[str, SearchSettings] = {
 }
 
 GRID: dict[str, tuple[Any, ...]] = {
-    "lexical_feedback": (0.0, 0.4),
     "contiguity": (0.0, 0.5),
     "contiguity_span": (2, 3),
 }
@@ -107,14 +97,13 @@ product defaults (``SearchSettings()``); a combination that ranks exactly as ano
 run once. Small on purpose: each setting is a full pass over the questions, and on a shared
 two-core machine a pass costs minutes. The constants the earlier grids settled (RRF k 10, fusion
 weights 1/0.7, MMR λ 0.7, the calibrated dense floor, dense feedback 0.3 at depth 1, the cue at 2
-in bm25: docs/benchmarks.md) stay at the product defaults here; this grid holds lexical feedback
-over the candidates (the RRF weight of the top two blocks' rare words' ranking) and temporal
+in bm25: docs/benchmarks.md) stay at the product defaults here; this grid holds temporal
 contiguity among the candidates (the share a top-3 hit's neighbours in capture order inherit, and
-how many places either side count as next to it)."""
+how many places either side count as next to it). Lexical feedback over the candidates was in it
+too; its code is at the tag ``measured/lexical-feedback-among-candidates``."""
 
 IDLE = {
     "contiguity": ("contiguity_from", "contiguity_span"),
-    "lexical_feedback": ("lexical_feedback_depth", "lexical_feedback_words"),
     "dense_feedback": ("dense_feedback_depth",),
 }
 """A knob whose rule is off (its key at 0) changes nothing: such combinations are run once."""

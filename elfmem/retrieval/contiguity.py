@@ -31,8 +31,9 @@ from elfmem.errors import InvalidInput
 CONTIGUITY = 0.5
 """Share of a top hit's relevance its neighbours in capture order inherit; 0: off.
 Leave-one-conversation-out on the LoCoMo dev file, one setting for both forms (with and without the
-date in the cue), chose 0.5 at span 2 with lexical feedback 0.4 in all five folds, from {0, 0.5} ×
-spans {2, 3} × lexical feedback {0, 0.4} (docs/benchmarks.md, "Contiguity among the candidates")."""
+date in the cue), chose 0.5 at span 2 in all five folds, from {0, 0.5} × spans {2, 3} (with lexical
+feedback {0, 0.4} in the grid it chose 0.5 at span 2 too, beside lexical feedback 0.4, which is
+not shipped: docs/benchmarks.md, "Contiguity among the candidates")."""
 CONTIGUITY_FROM = 3
 """How many of the best-ranked blocks pass relevance to their neighbours (3: the earlier pass
 measured it ahead of 1 and 5)."""

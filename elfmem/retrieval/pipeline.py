@@ -7,7 +7,7 @@ slot. Relevance gates everything after it: a lexical hit (a query word that is n
 or a vector hit at ``DENSE_FLOOR`` or above bears on the query; nothing else becomes a candidate
 except a graph neighbour of a relevant block, which inherits ``INHERIT`` of that block's
 relevance, and the newer end of a revision, which inherits the relevance of what it revises.
-Lexical feedback and temporal contiguity only reorder the candidates the searches found.
+Temporal contiguity only reorders the candidates the searches found.
 When fewer than k blocks bear on the query, fewer are returned and the result says so.
 The inbox is searched too: a capture is findable at once, ranked by relevance alone and marked
 as not yet consolidated.
@@ -40,7 +40,6 @@ from elfmem.retrieval import (
     truth,
 )
 from elfmem.retrieval import contiguity as contig
-from elfmem.retrieval import lexical_feedback as lexfb
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.result import FrameResult
@@ -103,13 +102,6 @@ class SearchSettings:
     """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
     dense_feedback_depth: int = FEEDBACK_DEPTH
     """How many of the first pass's best-ranked blocks that second search moves toward."""
-    lexical_feedback: float = lexfb.LEXICAL_FEEDBACK
-    """RRF weight of a bm25 ranking of the candidates by the first pass's best blocks' rare words
-    (``lexical_feedback``); 0: off."""
-    lexical_feedback_words: int = lexfb.FEEDBACK_WORDS
-    lexical_feedback_depth: int = lexfb.FEEDBACK_DEPTH
-    lexical_feedback_cue: bool = lexfb.WITH_CUE
-    """Lexical feedback reads each candidate's cue as well as its content, as bm25 does."""
     contiguity: float = contig.CONTIGUITY
     """Share of a top hit's relevance the candidates captured next to it inherit; 0: off."""
     contiguity_from: int = contig.CONTIGUITY_FROM
@@ -135,9 +127,6 @@ class _Pool:
     query_vec: npt.NDArray[np.float32] | None = None
     dense_vec: npt.NDArray[np.float32] | None = None
     """The vector ``dense`` was scored with (the query, or the feedback search's moved one)."""
-    rows: dict[str, BlockRow] = field(default_factory=dict)
-    """Index rows already read for candidates (by the reordering steps), reused by
-    ``_candidates``."""
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -299,11 +288,6 @@ def _kept(states: States) -> States:
     return read
 
 
-def _best_of(db: IndexDB, states: States) -> reorder.Best:
-    """``_standing_best`` over ``db`` and ``states``, for the steps that reorder candidates."""
-    return lambda ranked, depth: _standing_best(db, ranked, states, depth)
-
-
 def _states_of(db: IndexDB, ids: Sequence[str], states: States) -> Mapping[str, BlockState]:
     """``states`` of blocks known only by id: their rows are read first."""
     rows = queries.get_blocks(db, ids)
@@ -368,7 +352,7 @@ def run_frame(
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
         sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s, states)
-        sims = reorder.reorder(db, pool, sims, query or "", s, _best_of(db, states))
+        sims = reorder.reorder(db, pool.lexical, sims, s)
         _expand(db, pool, sims, f, s)
     pool.add(sorted(f.guaranteed), "guarantee")
     rows, st = _candidates(db, pool, states)
@@ -437,8 +421,7 @@ def _within(said: str, span: dates.Span) -> bool:
 def _candidates(
     db: IndexDB, pool: _Pool, states: States
 ) -> tuple[list[BlockRow], list[BlockState]]:
-    rows_by_id = {b: pool.rows[b] for b in pool.via if b in pool.rows}
-    rows_by_id.update(queries.get_blocks(db, [b for b in pool.via if b not in rows_by_id]))
+    rows_by_id = queries.get_blocks(db, pool.via)
     rows = [rows_by_id[b] for b in pool.via if b in rows_by_id and rows_by_id[b].status in SEARCHED]
     known = states(rows)
     return rows, [known.get(r.id, PRIOR) for r in rows]

@@ -1,5 +1,5 @@
-"""Lexical feedback and temporal contiguity through the real recall path: both only reorder the
-blocks the searches found, so they never pad an answer and never lose a block that bears on it."""
+"""Temporal contiguity through the real recall path: it only reorders the blocks the searches
+found, so it never pads an answer and never loses a block that bears on it."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from tests.api.test_dense_feedback import TURNS, WORDS
 from tests.api.test_truth import OPS, RATE_OLD
 from tests.conftest import arun
 
-BOTH = SearchSettings(lexical_feedback=0.7, contiguity=1.0, contiguity_from=3)
-OFF = SearchSettings(lexical_feedback=0.0, contiguity=0.0)
+ON = SearchSettings(contiguity=1.0, contiguity_from=3)
+OFF = SearchSettings(contiguity=0.0)
 
 
 def _contents(system: MemorySystem, query: str, s: SearchSettings, k: int) -> list[str]:
@@ -30,7 +30,7 @@ def test_a_fact_captured_next_to_the_answer_is_not_returned_for_a_one_fact_quest
     system, _ = arun(MemorySystem.init(repo, name="Ada"))
     arun(system.remember_many([{"content": c} for c in OPS]))  # one batch: neighbours in a file
     arun(system.dream())
-    for s in (OFF, BOTH):
+    for s in (OFF, ON):
         assert _contents(system, "what is the API rate limit", s, 5) == [RATE_OLD]
     arun(system.close())
 
@@ -47,7 +47,7 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     query = "What happened at the pottery workshop?"
     everything = len(TURNS) + 2
     off = _contents(system, query, OFF, everything)
-    on = _contents(system, query, SearchSettings(lexical_feedback=0.0, contiguity=0.9), everything)
+    on = _contents(system, query, SearchSettings(contiguity=0.9), everything)
     assert off[0] == question and on[0] == question
     assert answer in off, "the answer must bear on the query by itself for this test to mean much"
     assert on.index(answer) == 1 < off.index(answer)
@@ -55,9 +55,9 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     arun(system.close())
 
 
-def test_neither_rule_adds_or_drops_a_block_that_bears_on_the_query(repo: Path) -> None:
-    """Hunting for a block either rule loses or adds: whatever the query and the knobs, recall
-    returns the same blocks with the rules as without them (top k = every block)."""
+def test_contiguity_neither_adds_nor_drops_a_block_that_bears_on_the_query(repo: Path) -> None:
+    """Hunting for a block the rule loses or adds: whatever the query and the knobs, recall
+    returns the same blocks with contiguity as without it (top k = every block)."""
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
     arun(system.remember_many([{"content": t} for t in TURNS]))
     arun(system.dream(max_blocks=40, no_llm=True))
@@ -67,27 +67,16 @@ def test_neither_rule_adds_or_drops_a_block_that_bears_on_the_query(repo: Path) 
     )
     @given(
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join),
-        st.sampled_from([0.2, 0.4, 1.0]),
-        st.integers(1, 3),
         st.sampled_from([0.3, 0.5, 1.0]),
         st.integers(1, 4),
+        st.integers(1, 3),
     )
-    def check(query: str, weight: float, depth: int, share: float, top: int) -> None:
-        plain = _contents(system, query, SearchSettings(seeds=3, **_off()), len(TURNS))
-        rules = SearchSettings(
-            seeds=3,
-            lexical_feedback=weight,
-            lexical_feedback_depth=depth,
-            contiguity=share,
-            contiguity_from=top,
-        )
+    def check(query: str, share: float, top: int, span: int) -> None:
+        plain = _contents(system, query, SearchSettings(seeds=3, contiguity=0.0), len(TURNS))
+        rules = SearchSettings(seeds=3, contiguity=share, contiguity_from=top, contiguity_span=span)
         assert sorted(plain) == sorted(_contents(system, query, rules, len(TURNS))), query
 
     try:
         check()
     finally:
         arun(system.close())
-
-
-def _off() -> dict[str, float]:
-    return {"lexical_feedback": 0.0, "contiguity": 0.0}
