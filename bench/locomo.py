@@ -43,6 +43,7 @@ from typing import Any
 
 from rank_bm25 import BM25Okapi
 
+from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.index import FieldWeights
 from elfmem.retrieval.dates import parse_when
@@ -352,6 +353,7 @@ async def main() -> None:
         "--no-date-cue", action="store_true", help="Same as --mode plain (kept for old commands)."
     )
     ap.add_argument("--loocv", action="store_true", help="Leave-one-conversation-out over GRID.")
+    ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
     ap.add_argument(
         "--keep",
         type=Path,
@@ -369,6 +371,8 @@ async def main() -> None:
     if args.both:
         print_both(args.both)
         return
+    if args.model:  # a candidate model in place of the shipped one (issue 15)
+        static.DEFAULT_MODEL_DIR = args.model.resolve()
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
     settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}
     if args.loocv:

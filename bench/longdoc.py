@@ -35,6 +35,7 @@ from rank_bm25 import BM25Okapi
 
 import elfmem.index.passagevecs as passagevecs
 import elfmem.index.search as search
+from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.block.passages import PASSAGE_CHARS, PASSAGE_OVERLAP
 from elfmem.index import queries
@@ -356,7 +357,10 @@ async def main() -> None:
     ap.add_argument("--share", action="append", type=float, default=None)
     ap.add_argument("--variant", action="append", choices=sorted(VARIANTS), default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
     args = ap.parse_args()
+    if args.model:  # a candidate model in place of the shipped one (issue 15)
+        static.DEFAULT_MODEL_DIR = args.model.resolve()
     args.size = [OFF if s == 0 else s for s in (args.size or [PASSAGE_CHARS])]
     args.share = args.share or [search.PASSAGE_MEAN_SHARE]
     args.variant = args.variant or ["default"]

