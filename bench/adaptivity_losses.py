@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
 NO_FEEDBACK = SearchSettings(dense_feedback=0.0)

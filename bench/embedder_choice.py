@@ -45,7 +45,7 @@ import numpy as np
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, MODEL_FILES, StaticEmbedder
 from elfmem.index import EmbeddingCache
 from elfmem.index.calibration import model_cuts
-from elfmem.retrieval.pipeline import calibrated_settings
+from elfmem.retrieval.settings import calibrated_settings
 
 DATA = Path("/work/shared/bench/locomo-dev.json")
 Embed = Callable[[list[str]], np.ndarray]

@@ -47,7 +47,7 @@ from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.index import FieldWeights
 from elfmem.retrieval.dates import parse_when
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"

@@ -39,7 +39,7 @@ from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.block.passages import PASSAGE_CHARS, PASSAGE_OVERLAP
 from elfmem.index import queries
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"

@@ -49,7 +49,7 @@ import longdoc  # noqa: E402
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.block.passages import passages  # noqa: E402
 from elfmem.retrieval.dates import parse_when  # noqa: E402
-from elfmem.retrieval.pipeline import SearchSettings  # noqa: E402
+from elfmem.retrieval.settings import SearchSettings  # noqa: E402
 from elfmem.rhythms import recall as recall_mod  # noqa: E402
 
 NS = (10, 20, 30, 50)

@@ -16,14 +16,13 @@ as not yet consolidated.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import numpy as np
 import numpy.typing as npt
 
-from elfmem.index import FieldWeights, IndexDB, lexical, queries, vector_store
-from elfmem.index.calibration import Cuts
+from elfmem.index import IndexDB, lexical, queries, vector_store
 from elfmem.index.queries import BlockRow
 from elfmem.index.search import lexical_soon
 from elfmem.retrieval import (
@@ -32,88 +31,23 @@ from elfmem.retrieval import (
     decay,
     dense_query,
     fusechoice,
-    fusion,
-    mmr,
     ranking,
     reorder,
     signals,
     truth,
 )
-from elfmem.retrieval import contiguity as contig
-from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
 from elfmem.retrieval.result import FrameResult
+from elfmem.retrieval.settings import DENSE_FLOOR, SearchSettings
 from elfmem.retrieval.state import PRIOR, BlockState
 
 Embed = Callable[[str], npt.NDArray[np.float32]]
 States = Callable[[Sequence[BlockRow]], Mapping[str, BlockState]]
 """Ledger state of candidate blocks, given their index rows (read once, by ``_candidates``)."""
 
-DENSE_FLOOR = 0.35
-"""Cosine at which a vector hit bears on the query, for the embedded model. On the LoCoMo dev
-file 90% of question–evidence pairs score above it; short facts on other subjects score 0.1–0.3
-(docs/benchmarks.md). Another embedding model gets it moved to its own scale
-(``calibrated_settings``, ``index/calibration.py``)."""
-INHERIT = 0.5
-"""Share of a relevant block's relevance its declared graph neighbours inherit."""
 FEEDBACK_SKIP = 4
 """How many refuted or superseded blocks dense feedback looks past for one that stands."""
-TIME_BOOST = 1.5
-"""Relevance multiplier for a block whose ``when:`` date falls in the time a query names ("in May
-2023", "last week"). A multiplier, not a filter: a block without a date, or a question whose time
-expression was read wrongly, still ranks by what it says."""
 SEARCHED = ("active", "inbox")
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """Knobs of the first stages; the defaults are the ones measured on the dev benchmark."""
-
-    seeds: int = 50
-    rrf_k: int = fusion.RRF_K
-    fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
-    """RRF weights of (lexical, dense) rankings."""
-    fuse_by: str = "auto"
-    """How the two rankings meet: ``rrf`` (ranks), ``score`` (scaled scores, ``score_share``), or
-    ``auto``: scores when most of the lexical search's top hits are long documents, else RRF
-    (``fusechoice``)."""
-    score_share: float = fusion.LEXICAL_SHARE
-    """Lexical share of score fusion (``fusion.score_fusion``)."""
-    score_idf: str = "smooth"
-    """IDF of score fusion's bm25: ``smooth`` or FTS5's own, ``fts`` (``fusechoice.IDF_KINDS``)."""
-    dense_fill: bool = True
-    """Score fusion gives a lexical hit the dense search did not return its own cosine, not 0
-    (``fusechoice.filled_dense``). Rank fusion never uses it."""
-    use_mmr: bool = True
-    mmr_lambda: float = mmr.MMR_LAMBDA
-    expand_from: int = 10
-    """How many top seeds pull their 1-hop neighbours into the pool."""
-    field_weights: FieldWeights = field(default_factory=FieldWeights)
-    dense_floor: float | None = None
-    """The relevance gate; None: ``DENSE_FLOOR`` on the configured model's scale."""
-    twin_cosine: float | None = None
-    """Near-twin cosine for diversity; None: the configured model's look-alike cut."""
-    search_inbox: bool = True
-    inherit: float = INHERIT
-    time_boost: float = TIME_BOOST
-    today: date | None = None
-    """Where "yesterday" or "last week" count from; None: today (UTC)."""
-    dense_feedback: float = FEEDBACK
-    """Weight of the first pass's top blocks in a second dense search (``dense_query``); 0: off."""
-    dense_feedback_depth: int = FEEDBACK_DEPTH
-    """How many of the first pass's best-ranked blocks that second search moves toward."""
-    contiguity: float = contig.CONTIGUITY
-    """Share of a top hit's relevance the candidates captured next to it inherit; 0: off."""
-    contiguity_from: int = contig.CONTIGUITY_FROM
-    contiguity_span: int = contig.CONTIGUITY_SPAN
-
-
-def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
-    """``s`` with the cosine knobs left unset filled in from a model's calibrated cuts."""
-    s = s or SearchSettings()
-    floor = cuts.scaled(DENSE_FLOOR) if s.dense_floor is None else s.dense_floor
-    twin = cuts.lookalike if s.twin_cosine is None else s.twin_cosine
-    return replace(s, dense_floor=floor, twin_cosine=twin)
 
 
 @dataclass

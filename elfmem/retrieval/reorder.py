@@ -15,7 +15,7 @@ from elfmem.index import IndexDB, queries
 from elfmem.retrieval import contiguity, fusechoice
 
 if TYPE_CHECKING:
-    from elfmem.retrieval.pipeline import SearchSettings
+    from elfmem.retrieval.settings import SearchSettings
 
 
 def by_rank(db: IndexDB, lexical: Sequence[str], fuse_by: str) -> bool:

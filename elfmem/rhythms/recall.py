@@ -21,8 +21,9 @@ from elfmem.index import IndexDB, open_memory_index, sync
 from elfmem.index.calibration import model_cuts
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
-from elfmem.retrieval.pipeline import SearchSettings, calibrated_settings, run_frame
+from elfmem.retrieval.pipeline import run_frame
 from elfmem.retrieval.result import FrameResult
+from elfmem.retrieval.settings import SearchSettings, calibrated_settings
 from elfmem.retrieval.state import BlockState
 from elfmem.rhythms.adaptive import LedgerView, declared_degree
 from elfmem.rhythms.core import Core

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from elfmem.api import MemorySystem
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
-from elfmem.retrieval.pipeline import SearchSettings, _standing_best
+from elfmem.retrieval.pipeline import _standing_best
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 from elfmem.rhythms.recall import states_fn
 from tests.conftest import arun

@@ -12,7 +12,7 @@ import pytest
 
 from elfmem.api import MemorySystem
 from elfmem.errors import InvalidInput
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 from tests.conftest import arun
 

@@ -15,8 +15,8 @@ from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
 from elfmem.index import EmbeddingCache
 from elfmem.index.calibration import DEFAULT_CUTS, REFERENCE_ANCHOR, model_cuts
-from elfmem.retrieval.pipeline import DENSE_FLOOR, calibrated_settings
 from elfmem.retrieval.ranking import TWIN_COSINE
+from elfmem.retrieval.settings import DENSE_FLOOR, calibrated_settings
 from tests.api.test_lookalike_calibration import UNRELATED, Crowded
 from tests.conftest import arun
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elfmem.api import MemorySystem
-from elfmem.retrieval.pipeline import SearchSettings
+from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 from tests.api.test_dense_feedback import TURNS, WORDS
 from tests.api.test_truth import OPS, RATE_OLD

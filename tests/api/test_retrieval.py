@@ -232,7 +232,7 @@ def test_custom_frame_from_config(repo: Path) -> None:
 
 def test_signals_equal_across_candidates_do_not_move_the_ranking(repo: Path) -> None:
     system = _memory(repo, seed=False, edges=False)
-    from elfmem.retrieval.pipeline import SearchSettings
+    from elfmem.retrieval.settings import SearchSettings
 
     core = system._core
     plain = recall_mod.frame(
