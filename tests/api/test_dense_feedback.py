@@ -39,10 +39,16 @@ def _ids(system: MemorySystem, query: str, s: SearchSettings) -> list[str]:
     return [b.id for b in result.ranked]
 
 
-def test_feedback_is_on_by_default_and_weight_zero_turns_it_off(repo: Path) -> None:
+def turns_memory(repo: Path) -> MemorySystem:
+    """A memory of ``TURNS``, captured in one batch and consolidated."""
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
     arun(system.remember_many([{"content": t} for t in TURNS]))
     arun(system.dream(max_blocks=40, no_llm=True))
+    return system
+
+
+def test_feedback_is_on_by_default_and_weight_zero_turns_it_off(repo: Path) -> None:
+    system = turns_memory(repo)
     assert (SearchSettings().dense_feedback, SearchSettings().dense_feedback_depth) == (
         FEEDBACK,
         FEEDBACK_DEPTH,
@@ -59,9 +65,7 @@ def test_feedback_never_drops_a_block_that_bears_on_the_query(repo: Path) -> Non
     """Hunting for a fact the second dense search loses: whatever the query and the weight, every
     block recall returns without feedback is still returned with it (top k = every block; three
     seeds a search, so the second dense search cannot hold every block the first one found)."""
-    system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
-    arun(system.remember_many([{"content": t} for t in TURNS]))
-    arun(system.dream(max_blocks=40, no_llm=True))
+    system = turns_memory(repo)
 
     @settings(
         max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from elfmem.api import MemorySystem
 from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
-from tests.api.test_dense_feedback import TURNS, WORDS
+from tests.api.test_dense_feedback import TURNS, WORDS, turns_memory
 from tests.api.test_truth import OPS, RATE_OLD
 from tests.conftest import arun
 
@@ -58,9 +58,7 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
 def test_contiguity_neither_adds_nor_drops_a_block_that_bears_on_the_query(repo: Path) -> None:
     """Hunting for a block the rule loses or adds: whatever the query and the knobs, recall
     returns the same blocks with contiguity as without it (top k = every block)."""
-    system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
-    arun(system.remember_many([{"content": t} for t in TURNS]))
-    arun(system.dream(max_blocks=40, no_llm=True))
+    system = turns_memory(repo)
 
     @settings(
         max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
