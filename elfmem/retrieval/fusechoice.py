@@ -61,13 +61,10 @@ def similarity(
     lexical search did not rank still gets its share. With score fusion and ``cosines``, a
     lexical hit missing from ``dense`` is scored by its own cosine (``filled_dense``).
     """
-    if fuse_by not in FUSE_BY:
-        raise InvalidInput(f"unknown fusion {fuse_by!r}", "Use auto, rrf or score.")
     if idf not in IDF_KINDS:
         raise InvalidInput(f"unknown IDF {idf!r}", "Use smooth or fts.")
     ranking = list(lexical)
-    if fuse_by == "auto":
-        fuse_by = "score" if mostly_long(db, ranking[:LONG_VOTE]) else "rrf"
+    fuse_by = chosen(db, ranking, fuse_by)
     k, weights = rrf
     if fuse_by == "rrf":
         return fusion.query_similarity(candidates, ranking, dense, k, list(weights))
@@ -77,6 +74,16 @@ def similarity(
     if cosines is not None:
         dense = filled_dense(dense, ranking, cosines)
     return fusion.query_similarity(candidates, ranking, dense, k, list(weights), lexical, share)
+
+
+def chosen(db: IndexDB, ranking: Sequence[str], fuse_by: str) -> str:
+    """The fusion ``similarity`` runs for this lexical ranking: ``rrf`` or ``score``, with
+    ``auto`` read from the ranking's top hits (score when most of them are long documents)."""
+    if fuse_by not in FUSE_BY:
+        raise InvalidInput(f"unknown fusion {fuse_by!r}", "Use auto, rrf or score.")
+    if fuse_by == "auto":
+        return "score" if mostly_long(db, ranking[:LONG_VOTE]) else "rrf"
+    return fuse_by
 
 
 def filled_dense(

@@ -206,7 +206,7 @@ def _standing_best(db: IndexDB, ranked: Sequence[str], states: States, depth: in
 
 
 def _kept(states: States) -> States:
-    """``states`` with each block's answer kept for the rest of one recall: the feedback steps
+    """``states`` with each block's answer kept for the rest of one recall: dense feedback
     and the candidates ask about the same top blocks, and nothing writes the ledger while a
     recall ranks."""
     known: dict[str, BlockState] = {}

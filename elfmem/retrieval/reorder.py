@@ -19,13 +19,9 @@ if TYPE_CHECKING:
 
 
 def by_rank(db: IndexDB, lexical: Sequence[str], fuse_by: str) -> bool:
-    """Whether the rankings were fused by rank for this lexical ranking, as ``fusechoice`` picks:
-    short blocks, not long documents."""
-    if not lexical:
-        return False
-    if fuse_by == "auto":
-        return not fusechoice.mostly_long(db, lexical[: fusechoice.LONG_VOTE])
-    return fuse_by == "rrf"
+    """Whether fusion ranked by rank for this lexical ranking (``fusechoice.chosen``): short
+    blocks, not long documents. With no lexical hit there is nothing to reorder by."""
+    return bool(lexical) and fusechoice.chosen(db, lexical, fuse_by) == "rrf"
 
 
 def reorder(
