@@ -47,7 +47,7 @@ class IndexDB:
         self.read_only: str | None = None
         """Why the index lives in memory for this process (a read-only repository), or None."""
         self._lock = threading.RLock()
-        self._side: sqlite3.Connection | None = None
+        self._sides: dict[int, sqlite3.Connection] = {}
         self.known_rows: OrderedDict[str, tuple[tuple[str, str], KnownFile]] = OrderedDict()
         """Per memory file: the ``blocks`` rows this process last wrote for it, labelled with the
         (index uuid, generation) they were written at. Every change to ``blocks`` moves the
@@ -56,13 +56,15 @@ class IndexDB:
         """Values read from the index, each under the ``change_key`` it was read at: a sync
         reuses the ``files`` rows while nothing has written to the index since."""
 
-    def side_reader(self) -> sqlite3.Connection | None:
-        """A second, read-only connection, for a query that runs in a thread beside others on
-        ``conn`` (SQLite lets go of the GIL while it steps). None for an in-memory index."""
+    def side_reader(self, slot: int = 0) -> sqlite3.Connection | None:
+        """A read-only connection besides ``conn``, one per ``slot``, for a query that runs in a
+        thread beside others (SQLite lets go of the GIL while it steps). None for an in-memory
+        index."""
         if self.path is None:
             return None
         with self._lock:
-            if self._side is None:
+            side = self._sides.get(slot)
+            if side is None:
                 side = sqlite3.connect(
                     str(self.path),
                     timeout=BUSY_TIMEOUT_S,
@@ -71,13 +73,13 @@ class IndexDB:
                 )
                 side.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
                 side.execute("PRAGMA query_only = ON")
-                self._side = side
-            return self._side
+                self._sides[slot] = side
+            return side
 
     def _close_side(self) -> None:
-        if self._side is not None:
-            self._side.close()
-            self._side = None
+        for side in self._sides.values():
+            side.close()
+        self._sides.clear()
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())

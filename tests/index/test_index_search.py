@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import random
 import sqlite3
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.index import (
@@ -14,6 +17,7 @@ from elfmem.index import (
     lexical,
     match_expression,
     open_memory_index,
+    search,
     sync,
     vector_store,
 )
@@ -80,6 +84,44 @@ def test_lexical_on_the_side_connection_sees_what_the_main_one_committed(
     assert lexical_soon(indexed, "pgbouncer", 10)()[0][0] == bid(9)
     with pytest.raises(sqlite3.OperationalError):  # read-only: it can never write the index
         side.execute("DELETE FROM meta")
+
+
+SPLIT_WORDS = "pool shard queue worker deploy rollback latency index".split()
+
+
+@pytest.fixture
+def many_ties(db: IndexDB, cache: EmbeddingCache) -> IndexDB:
+    """80 blocks over eight words, so that many rows tie on bm25 across both halves; ids in no
+    order of their rows, so that the id tie-break is tested too."""
+    rng = random.Random(3)
+    numbers = list(range(1, 81))
+    rng.shuffle(numbers)
+    blocks = [
+        block_text(
+            bid(n),
+            " ".join(rng.choice(SPLIT_WORDS) for _ in range(6)),
+            cue=" ".join(rng.sample(SPLIT_WORDS, 2)),
+        )
+        for n in numbers
+    ]
+    sync(db, source_with({NOTES: memory_file(*blocks)}), HashModel(), cache=cache)
+    return db
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    words=st.lists(st.sampled_from(SPLIT_WORDS), min_size=1, max_size=4),
+    limit=st.integers(min_value=1, max_value=90),
+)
+def test_a_search_split_in_halves_returns_exactly_what_one_search_does(
+    many_ties: IndexDB, monkeypatch: pytest.MonkeyPatch, words: list[str], limit: int
+) -> None:
+    monkeypatch.setattr(search, "SPLIT_ROWS", 2)
+    assert search._halves(many_ties) is not None
+    query = " ".join(words)
+    assert lexical_soon(many_ties, query, limit)() == lexical(many_ties, query, limit)
 
 
 def test_lexical_soon_on_an_in_memory_index_runs_in_place(cache: EmbeddingCache) -> None:
