@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from elfmem.index.db import IndexDB, index_path, open_index, open_memory_index
 from elfmem.index.embcache import EmbeddingCache, VectorModel, default_cache_path
+from elfmem.index.fulltext import FieldWeights, lexical, match_expression
 from elfmem.index.queries import (
     BlockRow,
     block_ids_with_tag,
@@ -20,7 +21,7 @@ from elfmem.index.queries import (
     neighbours,
     status,
 )
-from elfmem.index.search import FieldWeights, VectorStore, lexical, match_expression, vector_store
+from elfmem.index.search import VectorStore, vector_store
 from elfmem.index.source import DictSource, MemorySource, git_blob_oid
 from elfmem.index.sync import SyncReport, default_embed_text, rebuild, sync
 from elfmem.index.writes import WrittenFile, apply_files

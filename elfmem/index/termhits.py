@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from elfmem.index.db import IndexDB
+from elfmem.index.fulltext import FieldWeights, match_expression
 from elfmem.index.rows import chunks
-from elfmem.index.search import FieldWeights, match_expression
 
 FTS_IDF_FLOOR = 1e-6
 """The floor FTS5's bm25 puts under a word's IDF (``fts5_aux.c``)."""

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from elfmem.index import IndexDB, lexical, queries, vector_store
+from elfmem.index.fulltext import lexical_soon
 from elfmem.index.queries import BlockRow
-from elfmem.index.search import lexical_soon
 from elfmem.retrieval import (
     answer,
     dates,

@@ -14,14 +14,14 @@ from elfmem.index import (
     FieldWeights,
     IndexDB,
     VectorStore,
+    fulltext,
     lexical,
     match_expression,
     open_memory_index,
-    search,
     sync,
     vector_store,
 )
-from elfmem.index.search import lexical_soon
+from elfmem.index.fulltext import lexical_soon
 
 NOTES = "notes/knowledge/2026-01.md"
 INBOX = "log/knowledge/2026-01.md"
@@ -118,8 +118,8 @@ def many_ties(db: IndexDB, cache: EmbeddingCache) -> IndexDB:
 def test_a_search_split_in_halves_returns_exactly_what_one_search_does(
     many_ties: IndexDB, monkeypatch: pytest.MonkeyPatch, words: list[str], limit: int
 ) -> None:
-    monkeypatch.setattr(search, "SPLIT_ROWS", 2)
-    assert search._halves(many_ties) is not None
+    monkeypatch.setattr(fulltext, "SPLIT_ROWS", 2)
+    assert fulltext._halves(many_ties) is not None
     query = " ".join(words)
     assert lexical_soon(many_ties, query, limit)() == lexical(many_ties, query, limit)
 
