@@ -28,6 +28,8 @@ EXACT_PAIRS = 150_000_000
 """Query × pool products up to this many are computed exactly (10k × 10k is 10⁸)."""
 _CELL = 1 << 22
 """Scores computed per chunk of queries (16 MB of float32)."""
+_RUN = 64
+"""Columns per run whose maximum ``_top_columns`` looks at first."""
 _KMEANS_ROUNDS = 6
 _KMEANS_SAMPLE = 64
 """Points per cluster centre used to train the centres."""
@@ -64,6 +66,31 @@ def _forbid(scores: Matrix, q_rank: Ints, d_rank: Ints) -> None:
         part = scores[:, mixed]
         part[refused] = -np.inf
         scores[:, mixed] = part
+
+
+def _top_columns(scores: Matrix, width: int) -> Ints:
+    """Per row, the columns of the ``width`` highest scores (in no order): what
+    ``argpartition(-scores, width - 1)[:, :width]`` gives, about ten times sooner on wide rows.
+
+    The columns are cut into runs of ``_RUN``, and only the columns of the ``width`` runs with
+    the highest maxima are partitioned: a score outside those runs is at most each of their
+    ``width`` maxima, so the runs chosen hold a top ``width`` (the same scores; at a tie on the
+    boundary either column may come, as with ``argpartition``).
+    """
+    rows, n = scores.shape
+    if n < 4 * _RUN * width:
+        return np.argpartition(-scores, width - 1, axis=1)[:, :width]
+    runs = -(-n // _RUN)
+    if runs * _RUN == n:
+        padded = scores
+    else:
+        padded = np.full((rows, runs * _RUN), -np.inf, dtype=scores.dtype)
+        padded[:, :n] = scores
+    maxima = padded.reshape(rows, runs, _RUN).max(axis=2)
+    chosen = np.argpartition(-maxima, width - 1, axis=1)[:, :width]
+    columns = (chosen[:, :, None] * _RUN + np.arange(_RUN)).reshape(rows, -1)
+    inside = np.argpartition(-np.take_along_axis(padded, columns, axis=1), width - 1, axis=1)
+    return np.take_along_axis(columns, inside[:, :width], axis=1)
 
 
 def _merge(
@@ -118,7 +145,7 @@ def exact_top_k(
         if q_rank is not None and d_rank is not None:
             _forbid(scores, q_rank[at], d_rank[:upto])
         width = min(k, upto)
-        top = np.argpartition(-scores, width - 1, axis=1)[:, :width]
+        top = _top_columns(scores, width)
         _merge(
             best_rows,
             best_scores,

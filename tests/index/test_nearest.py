@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from elfmem.index import nearest
 from elfmem.index.nearest import NeighbourIndex, exact_top_k
 
 
@@ -69,3 +70,32 @@ def test_small_searches_are_exact_and_large_ones_use_the_inverted_file() -> None
     pool = _unit(np.random.default_rng(1), 50, 8)
     assert NeighbourIndex.build(pool).kind == "exact"
     assert NeighbourIndex.build(pool, queries=10**8).kind == "ivf"
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    rows=st.integers(1, 4),
+    n=st.integers(1, 3_000),
+    width=st.integers(1, 12),
+    levels=st.sampled_from([3, 50, 0]),
+)
+def test_top_columns_finds_the_scores_a_full_partition_finds(
+    seed: int, rows: int, n: int, width: int, levels: int
+) -> None:
+    """Wide rows take the runs shortcut; ties (few distinct scores) and −inf (refused rows)
+    are where a shortcut would lose a score."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(rows, n)).astype(np.float32)
+    if levels:
+        scores = np.round(scores * levels) / levels
+    scores[rng.random(size=scores.shape) < 0.3] = -np.inf
+    width = min(width, n)
+    found = nearest._top_columns(scores, width)
+    full = np.argpartition(-scores, width - 1, axis=1)[:, :width]
+    assert found.shape == (rows, width)
+    for r in range(rows):
+        assert len(set(found[r].tolist())) == width
+    assert np.array_equal(
+        np.sort(np.take_along_axis(scores, found, axis=1), axis=1),
+        np.sort(np.take_along_axis(scores, full, axis=1), axis=1),
+    )
