@@ -209,14 +209,31 @@ class NeighbourIndex:
         best_rows, best_scores = _empty(len(q), k)
         if len(q) == 0 or k <= 0:
             return _sorted(best_rows, best_scores)
-        count = len(self.centres)
         probe = _top_centres(q, self.centres, self.probes)
-        flat_q = np.repeat(np.arange(len(q)), probe.shape[1])
-        flat_c = probe.ravel()
+        nearest = _nearest_centre(q, self.centres)
+        # The nearest cluster first, for every query: its scores set a floor that most rows of
+        # the other clusters probed are below, so those need no partition and no merge.
+        self._scan(q, np.arange(len(q)), nearest, k, q_rank, best_rows, best_scores)
+        others = probe != nearest[:, None]
+        flat_q = np.repeat(np.arange(len(q)), probe.shape[1])[others.ravel()]
+        self._scan(q, flat_q, probe[others], k, q_rank, best_rows, best_scores)
+        return _sorted(best_rows, best_scores)
+
+    def _scan(
+        self,
+        q: Matrix,
+        flat_q: Ints,
+        flat_c: Ints,
+        k: int,
+        q_rank: Ints | None,
+        best_rows: Ints,
+        best_scores: Matrix,
+    ) -> None:
+        """Fold each (query, cluster) pair's members into the queries' running best."""
         order = np.argsort(flat_c, kind="stable")
         flat_q, flat_c = flat_q[order], flat_c[order]
-        bounds = np.searchsorted(flat_c, np.arange(count + 1))
-        for c in range(count):
+        bounds = np.searchsorted(flat_c, np.arange(len(self.centres) + 1))
+        for c in range(len(self.centres)):
             at = flat_q[bounds[c] : bounds[c + 1]]
             rows = self.members[c]
             if not len(at) or not len(rows):
@@ -224,6 +241,12 @@ class NeighbourIndex:
             scores = q[at] @ self.pool[rows].T
             if q_rank is not None and self.rank is not None:
                 scores[self.rank[rows][None, :] >= q_rank[at][:, None]] = -np.inf
+            floor = best_scores[at].min(axis=1)
+            needed = (scores > floor[:, None]).any(axis=1)
+            if not needed.all():
+                at, scores = at[needed], scores[needed]
+                if not len(at):
+                    continue
             width = min(k, len(rows))
             top = np.argpartition(-scores, width - 1, axis=1)[:, :width]
             _merge(
@@ -234,7 +257,6 @@ class NeighbourIndex:
                 np.take_along_axis(scores, top, axis=1),
                 k,
             )
-        return _sorted(best_rows, best_scores)
 
 
 def _nearest_centre(matrix: Matrix, centres: Matrix) -> Ints:
