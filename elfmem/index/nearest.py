@@ -230,10 +230,11 @@ class NeighbourIndex:
         best_scores: Matrix,
     ) -> None:
         """Fold each (query, cluster) pair's members into the queries' running best."""
+        count = len(self.members)
         order = np.argsort(flat_c, kind="stable")
         flat_q, flat_c = flat_q[order], flat_c[order]
-        bounds = np.searchsorted(flat_c, np.arange(len(self.centres) + 1))
-        for c in range(len(self.centres)):
+        bounds = np.searchsorted(flat_c, np.arange(count + 1))
+        for c in range(count):
             at = flat_q[bounds[c] : bounds[c + 1]]
             rows = self.members[c]
             if not len(at) or not len(rows):
