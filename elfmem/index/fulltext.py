@@ -25,11 +25,13 @@ STOP_WORDS = frozenset(
     they this those to was we were what when where which who why will with would you your""".split()
 )
 _WORD = re.compile(r"\w+")
-SPLIT_ROWS = 20_000
+SPLIT_ROWS = 5_000
 """From this many block numbers on, a lexical search on worker threads runs as two searches over
-halves of the numbers, in parallel: bm25 is computed for every matching row, and at 100k blocks a
-four-word question can match most of them. The halves' best rows merged are exactly the whole
-search's best, because FTS5 takes bm25's idf and average length from the whole table."""
+halves of the numbers, in parallel: bm25 is computed for every matching row, and a four-word
+question can match most of them. The halves' best rows merged are exactly the whole search's
+best, because FTS5 takes bm25's idf and average length from the whole table. At 10k blocks the
+halves took 2.5-3 ms off a recall's p50, at 100k about 35 ms (docs/benchmarks.md, "Lexical search
+in two halves")."""
 
 
 @dataclass(frozen=True, slots=True)
