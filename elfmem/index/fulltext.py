@@ -105,7 +105,12 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _halves(db: IndexDB) -> list[tuple[int, int]] | None:
-    """Two ranges of block numbers to search in parallel, or None when one search is enough."""
+    """Two ranges of block numbers to search in parallel, or None when one search is enough.
+
+    The cut is the middle of the numbers in use, two index seeks. Numbers can have gaps where
+    blocks were deleted or moved, so the halves may hold unequal shares of the blocks: an uneven
+    cut costs speed, never an answer (finding the median number instead is a scan, about 9 ms at
+    100k after every change of the index)."""
     if (os.cpu_count() or 1) < 2:
         return None
     low, high = db.conn.execute(  # two subqueries: each is a single seek, together a scan
