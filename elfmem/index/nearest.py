@@ -210,13 +210,13 @@ class NeighbourIndex:
         if len(q) == 0 or k <= 0:
             return _sorted(best_rows, best_scores)
         probe = _top_centres(q, self.centres, self.probes)
-        nearest = _nearest_centre(q, self.centres)
         # The nearest cluster first, for every query: its scores set a floor that most rows of
         # the other clusters probed are below, so those need no partition and no merge.
-        self._scan(q, np.arange(len(q)), nearest, k, q_rank, best_rows, best_scores)
-        others = probe != nearest[:, None]
-        flat_q = np.repeat(np.arange(len(q)), probe.shape[1])[others.ravel()]
-        self._scan(q, flat_q, probe[others], k, q_rank, best_rows, best_scores)
+        every = np.arange(len(q))
+        self._scan(q, every, probe[:, 0], k, q_rank, best_rows, best_scores)
+        others = probe[:, 1:]
+        flat_q = np.repeat(every, others.shape[1])
+        self._scan(q, flat_q, others.ravel(), k, q_rank, best_rows, best_scores)
         return _sorted(best_rows, best_scores)
 
     def _scan(
@@ -269,12 +269,15 @@ def _nearest_centre(matrix: Matrix, centres: Matrix) -> Ints:
 
 
 def _top_centres(queries: Matrix, centres: Matrix, probes: int) -> Ints:
+    """Per query, the ``probes`` nearest centres, nearest first."""
     out = np.empty((len(queries), probes), dtype=np.int64)
     step = max(1, _CELL // max(1, len(centres)))
     for start in range(0, len(queries), step):
         scores = queries[start : start + step] @ centres.T
         if probes < len(centres):
-            out[start : start + step] = np.argpartition(-scores, probes - 1, axis=1)[:, :probes]
+            near = np.argpartition(-scores, probes - 1, axis=1)[:, :probes]
+            order = np.argsort(-np.take_along_axis(scores, near, axis=1), axis=1)
+            out[start : start + step] = np.take_along_axis(near, order, axis=1)
         else:
             out[start : start + step] = np.argsort(-scores, axis=1)
     return out
