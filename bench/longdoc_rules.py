@@ -441,3 +441,8 @@ RULES["bm25"] = (
         for b in (0.3, 0.5, 0.75, 0.9)
     ],
 )
+
+
+from longdoc_late import LATE_RULES  # noqa: E402  (registers the late-interaction rules)
+
+RULES.update(LATE_RULES)
