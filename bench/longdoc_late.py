@@ -1,4 +1,4 @@
-"""Late interaction with the static model's token vectors, as a re-score on the long-document replay.
+"""Late interaction with the static model's token vectors, re-scoring the long-document replay.
 
 The shipped static model embeds a text as the mean of its token vectors, so two sessions of the
 same two people end up at cosine 0.84-0.95 and the dense list hardly tells them apart. Here each
@@ -6,11 +6,16 @@ query token (content words only) keeps its own vector and takes its best cosine 
 tokens of a candidate block (or against short windows of the block's tokens, mean-pooled); the
 block's score is the mean of those maxima, optionally weighted by each token's IDF over the
 memory's blocks. That score is blended into the replay's fusion (``rule_late``) or replaces its
-dense part, beside the centred dense score of the fourth pass (``rule_late_centred``).
+dense part, beside the centred dense score of the fourth pass (``dense_from="centred"``).
 
 Registered into ``longdoc_rules.RULES``; run as
 
-    python bench/longdoc_replay.py session,joined late-tok late-win late-alone late-centred
+    python bench/longdoc_replay.py session,joined late-tok late-win late-alone late-centred \
+        late-scale
+    python bench/longdoc_replay.py session,joined late-base late-fine late-top
+
+The product took ``late-fine``'s held-out pick (``elfmem/retrieval/late.py``); docs/benchmarks.md,
+"Late interaction with the static token vectors (seventh session)".
 """
 
 from __future__ import annotations
@@ -104,7 +109,9 @@ class Memory:
                 c = np.vstack([np.zeros((1, rows.shape[1]), np.float32), np.cumsum(rows, axis=0)])
                 starts = list(range(0, max(1, len(p) - w + 1), step))
                 ends = [min(s + w, len(p)) for s in starts]
-                m = (c[ends] - c[starts]) / np.array([e - s for s, e in zip(starts, ends, strict=True)])[:, None]
+                m = (c[ends] - c[starts]) / np.array(
+                    [e - s for s, e in zip(starts, ends, strict=True)]
+                )[:, None]
                 vecs.append(m)
                 owner += [k] * len(starts)
             v = np.vstack(vecs).astype(np.float32) - np.float32(centre) * self.mean_raw()
@@ -211,12 +218,15 @@ def rule_late(
     dense_from: str = "base",
     ckeep: float = 0.5,
     fill: bool = False,
+    top: int = 0,
     **_: Any,
 ) -> list[int]:
     """share x lexical + li x late interaction + the rest x dense (each scaled over the candidates).
 
     ``fill``: lexical hits the dense search missed get their own best-passage cosine, capped at
     the dense top (the product since "Lexical hits keep their cosine"; the dump predates it).
+    ``top`` > 0: only the first ``top`` blocks of the fusion without late interaction are scored
+    (and min-max scaled among themselves); the rest get 0 there (a bound on the cost).
     """
     lex, dense = base_lists(q)
     if dense_from == "centred":
@@ -225,14 +235,18 @@ def rule_late(
         dense = centred_dense(q, vecs, "global", ckeep)
     elif fill and dense:
         qv = q["qv"] / (np.linalg.norm(q["qv"]) or 1.0)
-        top = max(dense.values())
-        dense = {**{b: min(vecs.best(b, qv)[0], top) for b in lex if b not in dense}, **dense}
+        cap = max(dense.values())
+        dense = {**{b: min(vecs.best(b, qv)[0], cap) for b in lex if b not in dense}, **dense}
     ids = list(dict.fromkeys([*lex, *dense]))
     if not ids:
         return []
     L = scaled(lex)
     D = scaled({b: max(v, 0.0) for b, v in dense.items()})
-    X = _scale(late_scores(q, vecs, ids, unit, idf, centre, agg), scale)
+    scored = ids
+    if top:
+        first = {b: share * L.get(b, 0.0) + (1 - share) * D.get(b, 0.0) for b in ids}
+        scored = order(first)[:top]
+    X = _scale(late_scores(q, vecs, scored, unit, idf, centre, agg), scale)
     rest = max(0.0, 1.0 - share - li)
     return order(
         {b: share * L.get(b, 0.0) + li * X.get(b, 0.0) + rest * D.get(b, 0.0) for b in ids}
@@ -260,7 +274,12 @@ LATE_RULES = {
     # token against windows of 3-8 tokens
     "late-win": (
         rule_late,
-        _grid(unit=["win3", "win5", "win8"], idf=[0.0, 1.0], share=[0.2, 0.3], li=[0.1, 0.2, 0.35, 0.5]),
+        _grid(
+            unit=["win3", "win5", "win8"],
+            idf=[0.0, 1.0],
+            share=[0.2, 0.3],
+            li=[0.1, 0.2, 0.35, 0.5],
+        ),
     ),
     # late interaction as the whole dense part
     "late-alone": (
@@ -295,9 +314,19 @@ LATE_RULES = {
             li=[0.05, 0.1, 0.15],
         ),
     ),
+    # only the first ``top`` blocks of the fusion without it are scored (a bound on the cost)
+    "late-top": (
+        rule_late,
+        _grid(unit=["win5"], fill=[True], top=[10, 20, 30], share=[0.2, 0.25], li=[0.1]),
+    ),
     "late-scale": (
         rule_late,
-        _grid(unit=["tok", "win5"], scale=["top"], agg=["mean", "sq"], share=[0.3], li=[0.1, 0.2, 0.35]),
+        _grid(
+            unit=["tok", "win5"],
+            scale=["top"],
+            agg=["mean", "sq"],
+            share=[0.3],
+            li=[0.1, 0.2, 0.35],
+        ),
     ),
 }
-

@@ -66,7 +66,9 @@ def test_short_blocks_never_ask_for_late_scores(repo: Path, asked: list[int]) ->
     arun(system.dream(max_blocks=20, no_llm=True))
     for query in ("sourdough starter", "when does the ferry leave"):
         on, off = _frame(system, query), _frame(system, query, OFF)
-        assert [(b.id, b.similarity) for b in on.ranked] == [(b.id, b.similarity) for b in off.ranked]
+        assert [(b.id, b.similarity) for b in on.ranked] == [
+            (b.id, b.similarity) for b in off.ranked
+        ]
     assert asked == []
     arun(system.close())
 
