@@ -53,8 +53,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
     "no-mmr": SearchSettings(use_mmr=False),
     # one list alone: score fusion with all the weight on it (long blocks are fused by score)
-    "lexical-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=1.0),
-    "dense-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=0.0),
+    "lexical-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=1.0, late_share=0.0),
+    "dense-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=0.0, late_share=0.0),
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),

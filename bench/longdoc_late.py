@@ -95,12 +95,17 @@ class Memory:
         self.mean_tok = ((counts @ t.unit) / counts.sum()).astype(np.float32)
         self._win: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
-    def windows(self, w: int, centre: float) -> tuple[np.ndarray, np.ndarray]:
-        """Unit vectors of windows of ``w`` tokens (stride w/2) per block, and each one's block."""
-        key = (w, centre)
+    def windows(self, w: int, centre: float, by: str = "own") -> tuple[np.ndarray, np.ndarray]:
+        """Unit vectors of windows of ``w`` tokens (stride w/2) per block, and each one's block.
+
+        ``by`` "norms": each window's mean is divided by its tokens' mean norm instead of its own
+        norm (a norm-weighted mean of its tokens' cosines; needs no norm of the window itself).
+        """
+        key = (w, centre, by)
         if key not in self._win:
             t = tokens()
-            vecs, owner = [], []
+            vecs, owner, tnorms = [], [], []
+            tn = np.linalg.norm(t.raw, axis=1)
             step = max(1, w // 2)
             for k, p in enumerate(self.per):
                 if len(p) == 0:
@@ -113,9 +118,15 @@ class Memory:
                     [e - s for s, e in zip(starts, ends, strict=True)]
                 )[:, None]
                 vecs.append(m)
+                cn = np.concatenate([[0.0], np.cumsum(tn[p])])
+                lens = np.array([e - s for s, e in zip(starts, ends, strict=True)])
+                tnorms.append(((cn[ends] - cn[starts]) / lens)[:, None])
                 owner += [k] * len(starts)
             v = np.vstack(vecs).astype(np.float32) - np.float32(centre) * self.mean_raw()
-            v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+            if by == "norms":  # divided by the mean of its tokens' norms, not its own norm
+                v = v / np.maximum(np.vstack(tnorms), 1e-9)
+            else:
+                v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
             own = np.array(owner)
             srt = np.argsort(own, kind="stable")
             self._win[key] = (v[srt].astype(np.float32), own[srt])
@@ -171,7 +182,7 @@ def maxima(q: dict, vecs: Vecs, unit: str, centre: float) -> tuple[np.ndarray, n
         res = _segment_max(sims.astype(np.float32), owner, mem.n)
     else:
         w = int(unit[3:])
-        win, owner = mem.windows(w, centre)
+        win, owner = mem.windows(w, centre, "norms" if unit.startswith("nrm") else "own")
         res = _segment_max((qv @ win.T).astype(np.float32), owner, mem.n)
     _CACHE[key] = res
     return res, qids
@@ -318,6 +329,16 @@ LATE_RULES = {
     "late-top": (
         rule_late,
         _grid(unit=["win5"], fill=[True], top=[10, 20, 30], share=[0.2, 0.25], li=[0.1]),
+    ),
+    # windows divided by their tokens' mean norm: no window norm to compute or keep
+    "late-nrm": (
+        rule_late,
+        _grid(
+            unit=["nrm3", "nrm5", "nrm8"],
+            fill=[True],
+            share=[0.2, 0.25, 0.3],
+            li=[0.05, 0.1, 0.15, 0.2],
+        ),
     ),
     "late-scale": (
         rule_late,

@@ -91,6 +91,21 @@ class StaticEmbedder:
     def tokens(self, text: str) -> tuple[list[str], npt.NDArray[np.int64]]:
         """``text``'s tokens as the tokenizer spells them and their ids, [UNK] dropped and not cut
         at ``max_length`` (late interaction reads the whole of a long block; ``retrieval.late``)."""
+        enc = self._untruncated().encode(text, add_special_tokens=False)
+        kept = [(t, i) for t, i in zip(enc.tokens, enc.ids, strict=True) if i != self._unk_id]
+        return [t for t, _ in kept], np.array([i for _, i in kept], dtype=np.int64)
+
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        """Each text's token ids as ``tokens`` gives them, tokenised together (one batch)."""
+        encodings = self._untruncated().encode_batch_fast(
+            text_list(texts), add_special_tokens=False
+        )
+        return [
+            np.array([i for i in enc.ids if i != self._unk_id], dtype=np.int64) for enc in encodings
+        ]
+
+    def _untruncated(self) -> Tokenizer:
+        """The tokenizer without ``max_length`` (made once, beside the one ``embed`` uses)."""
         tokenizer, _ = self._loaded()
         with self._lock:
             if self._whole is None:
@@ -98,10 +113,7 @@ class StaticEmbedder:
 
                 self._whole = Tokenizer.from_str(tokenizer.to_str())
                 self._whole.no_truncation()
-            whole = self._whole
-        enc = whole.encode(text, add_special_tokens=False)
-        kept = [(t, i) for t, i in zip(enc.tokens, enc.ids, strict=True) if i != self._unk_id]
-        return [t for t, _ in kept], np.array([i for _, i in kept], dtype=np.int64)
+            return self._whole
 
     def token_table(self) -> Matrix:
         """The token vectors (one float32 row per token id) that ``embed`` averages."""

@@ -124,11 +124,12 @@ def score_fusion(
 
     With ``late`` (late-interaction scores, ``retrieval.late``) and ``late_share`` > 0, that share
     of the weight moves from the cosine to ``late`` min-max scaled over the fused ids: it only
-    reorders what the two searches returned, and an id it lacks scores 0 there.
+    reorders what the two searches returned, and an id it lacks scores 0 there. Without ``late``
+    (an embedder with no tokens) the cosine keeps the whole rest.
     """
     if not (math.isfinite(share) and 0.0 <= share <= 1.0):
         raise InvalidInput(f"lexical share must be in [0, 1], got {share!r}", "Use e.g. 0.5.")
-    if not (math.isfinite(late_share) and 0.0 <= late_share <= 1.0 - share):
+    if late and not (math.isfinite(late_share) and 0.0 <= late_share <= 1.0 - share):
         raise InvalidInput(
             f"late share must be in [0, {1.0 - share:g}] beside lexical share {share:g}, "
             f"got {late_share!r}",

@@ -23,7 +23,7 @@ import hashlib
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,6 +54,10 @@ class TokenModel(Protocol):
         """The text's tokens as the tokenizer spells them and their rows of the table."""
         ...
 
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        """Each text's token ids (as ``tokens`` gives them), tokenised in one batch."""
+        ...
+
     def token_table(self) -> npt.NDArray[np.float32]:
         """The model's token vectors, one row per token id."""
         ...
@@ -79,7 +83,7 @@ class LateScorer:
         if not len(q_ids) or not texts:
             return {}
         q = _unit(table[q_ids])
-        blocks = [self._block(text, table) for text in texts.values()]
+        blocks = self._blocks_of(list(texts.values()), table)
         ids = np.concatenate([b.ids for b in blocks])
         if not len(ids):
             return dict.fromkeys(texts, 0.0)
@@ -125,23 +129,29 @@ class LateScorer:
                 kept.append(token)
         return np.array(kept, dtype=np.int64)
 
-    def _block(self, text: str, table: npt.NDArray[np.float32]) -> _Windows:
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    def _blocks_of(self, texts: list[str], table: npt.NDArray[np.float32]) -> list[_Windows]:
+        """Each text's windows: kept ones as they are, the others tokenised in one batch."""
+        keys = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
+        found: dict[bytes, _Windows] = {}
         with self._lock:
-            hit = self._blocks.get(key)
-            if hit is not None:
-                self._blocks.move_to_end(key)
-                return hit
-        _, ids = self.model.tokens(text)
-        entry = _windows(ids, table)
-        with self._lock:
-            if key not in self._blocks:
-                self._blocks[key] = entry
-                self._held += len(ids)
-            while self._held > self.cached_tokens and len(self._blocks) > 1:
-                _, old = self._blocks.popitem(last=False)
-                self._held -= len(old.ids)
-        return entry
+            for key in keys:
+                hit = self._blocks.get(key)
+                if hit is not None:
+                    self._blocks.move_to_end(key)
+                    found[key] = hit
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if missing:
+            made = self.model.token_ids(list(missing.values()))
+            with self._lock:
+                for key, ids in zip(missing, made, strict=True):
+                    found[key] = entry = _windows(ids, table)
+                    if key not in self._blocks:
+                        self._blocks[key] = entry
+                        self._held += len(ids)
+                while self._held > self.cached_tokens and len(self._blocks) > 1:
+                    _, old = self._blocks.popitem(last=False)
+                    self._held -= len(old.ids)
+        return [found[key] for key in keys]
 
 
 @dataclass(frozen=True)
@@ -165,9 +175,12 @@ def _windows(ids: npt.NDArray[np.int64], table: npt.NDArray[np.float32]) -> _Win
         return _Windows(ids, empty, empty, np.zeros(0, dtype=np.float32))
     starts = np.arange(0, max(1, n - WINDOW + 1), STRIDE, dtype=np.int64)
     ends = np.minimum(starts + WINDOW, n)
-    run = np.zeros((n + 1, table.shape[1]), dtype=np.float64)
-    np.cumsum(table[ids], axis=0, out=run[1:])
-    norms = np.linalg.norm(run[ends] - run[starts], axis=1)
+    # the sum of WINDOW shifted gathers (a zero row past the end): cheaper than a running sum
+    rows = np.vstack([table[ids], np.zeros((WINDOW, table.shape[1]), dtype=np.float32)])
+    sums = rows[starts].copy()
+    for shift in range(1, WINDOW):
+        sums += rows[np.where(starts + shift < ends, starts + shift, n)]
+    norms = np.linalg.norm(sums, axis=1)
     return _Windows(ids, starts, ends, np.maximum(norms, 1e-9).astype(np.float32))
 
 
@@ -183,7 +196,7 @@ _SCORERS_LOCK = threading.Lock()
 
 def scorer_for(model: object) -> LateScorer | None:
     """The scorer kept for ``model``, made on first use; None if the model has no tokens."""
-    if not all(callable(getattr(model, name, None)) for name in ("tokens", "token_table")):
+    if not all(callable(getattr(model, n, None)) for n in ("tokens", "token_ids", "token_table")):
         return None
     with _SCORERS_LOCK:
         scorer = _SCORERS.get(model)

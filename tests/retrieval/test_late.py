@@ -101,6 +101,8 @@ def test_late_share_moves_weight_from_the_cosine_only() -> None:
     assert score_fusion(lexical, dense, 0.2, {"x": 1.0}, 0.1) == score_fusion(lexical, dense, 0.2)
     with pytest.raises(InvalidInput, match="late share"):
         score_fusion(lexical, dense, 0.5, late, 0.6)
+    # no late scores (another embedder): any lexical share stands, the cosine gets the rest
+    assert score_fusion(lexical, dense, 1.0, None, 0.1) == score_fusion(lexical, dense, 1.0)
 
 
 SCORES = st.dictionaries(
