@@ -14,7 +14,9 @@ no IDF weighting, share 0.1 beside a lexical share of 0.2.
 
 A block's token ids and window norms are kept between recalls (``LateScorer``, bounded by
 ``CACHED_TOKENS``), so a query costs one product of its few token vectors with the table rows the
-candidates use, and a running sum per block.
+candidates use, and a running sum per block. A block first seen by this process is tokenised and
+its windows summed: in a new process (a CLI call) over many long candidates that is most of the
+cost (docs/benchmarks.md has the numbers); keeping the ids and norms in the index is the next step.
 """
 
 from __future__ import annotations
