@@ -12,7 +12,7 @@ Registered into ``longdoc_rules.RULES``; run as
 
     python bench/longdoc_replay.py session,joined late-tok late-win late-alone late-centred \
         late-scale
-    python bench/longdoc_replay.py session,joined late-base late-fine late-top
+    python bench/longdoc_replay.py session,joined late-base late-fine late-top late-nrm
 
 The product took ``late-fine``'s held-out pick (``elfmem/retrieval/late.py``); docs/benchmarks.md,
 "Late interaction with the static token vectors (seventh session)".
