@@ -66,6 +66,8 @@ VARIANTS: dict[str, SearchSettings] = {
     "rrf-k20": SearchSettings(rrf_k=20),
     "no-floor": SearchSettings(dense_floor=-1.0),
     "rrf": SearchSettings(fuse_by="rrf"),
+    # score fusion as it was before late interaction (lexical share 0.3, no late score)
+    "no-late": SearchSettings(score_share=0.3, late_share=0.0),
     "score-0.3": SearchSettings(fuse_by="score", score_share=0.3),
     "score-0.4": SearchSettings(fuse_by="score", score_share=0.4),
     "score-0.5": SearchSettings(fuse_by="score", score_share=0.5),

@@ -53,12 +53,20 @@ VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
     "no-mmr": SearchSettings(use_mmr=False),
     # one list alone: score fusion with all the weight on it (long blocks are fused by score)
-    "lexical-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=1.0),
-    "dense-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=0.0),
+    "lexical-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=1.0, late_share=0.0),
+    "dense-only": SearchSettings(use_mmr=False, fuse_by="score", score_share=0.0, late_share=0.0),
     "no-expand": SearchSettings(expand_from=0),
     "lexical-heavy": SearchSettings(fusion_weights=(2.0, 1.0)),
     "rrf": SearchSettings(fuse_by="rrf"),
     "no-fill": SearchSettings(dense_fill=False),
+    # the product before late interaction (lexical share 0.3, no late score), and its share alone
+    "no-late": SearchSettings(score_share=0.3, late_share=0.0),
+    "nolate-0.2": SearchSettings(score_share=0.2, late_share=0.0),
+    **{
+        f"late-{share:g}-{li:g}": SearchSettings(score_share=share, late_share=li)
+        for share in (0.2, 0.25, 0.3)
+        for li in (0.05, 0.1, 0.15)
+    },
     **{f"nofill-{x:g}": SearchSettings(score_share=x, dense_fill=False) for x in (0.2, 0.3, 0.4)},
     # a memory many times this size, where most blocks fall past the 50 seeds of each search
     **{
@@ -77,8 +85,10 @@ with lexical share X and the smoothed IDF (the product's long-document path); ``
 with FTS5's own IDF (the product before "Words that every long document holds"); ``no-fill`` and
 ``nofill-X``: score fusion giving a lexical hit the dense search did not return 0 instead of its
 own cosine (the product before "Lexical hits keep their cosine"); ``seeds-N``: each search
-returns N seeds instead of 50, as in a memory many times this size."""
-TUNED = ("score-", "fts-")
+returns N seeds instead of 50, as in a memory many times this size; ``no-late``: score fusion
+without late interaction at the lexical share before it (0.3), ``nolate-0.2`` the same at 0.2;
+``late-S-L``: lexical share S, late-interaction share L."""
+TUNED = ("score-", "fts-", "late-")
 """Variants that take part in the held-out choice beside the default; the rest are diagnostics."""
 OFF = 10**9
 """A passage size no block reaches: every block is one passage (the behaviour before passages)."""

@@ -28,7 +28,8 @@ from longdoc import held_out, mean, metrics
 
 OUT = Path(__file__).resolve().parent / "out"
 SHARE = 0.3
-"""The product's lexical share (``fusion.LEXICAL_SHARE``)."""
+"""The lexical share of the product the dumps were taken from (``fusion.LEXICAL_SHARE`` before
+late interaction moved it to 0.2)."""
 
 
 def smooth_idf(n: int, rows: int) -> float:

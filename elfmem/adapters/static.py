@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
 from elfmem.errors import ConfigError
@@ -49,6 +50,7 @@ class StaticEmbedder:
         self._unk_id: int | None = None
         self._config: dict[str, object] | None = None
         self._identity: str | None = None
+        self._whole: Tokenizer | None = None
 
     @property
     def identity(self) -> str:
@@ -85,6 +87,37 @@ class StaticEmbedder:
             ids = [[i for i in enc.ids if i != self._unk_id] for enc in encodings]
             out[start : start + len(ids)] = _mean_rows(table, ids)
         return normalise_rows(out)
+
+    def tokens(self, text: str) -> tuple[list[str], npt.NDArray[np.int64]]:
+        """``text``'s tokens as the tokenizer spells them and their ids, [UNK] dropped and not cut
+        at ``max_length`` (late interaction reads the whole of a long block; ``retrieval.late``)."""
+        enc = self._untruncated().encode(text, add_special_tokens=False)
+        kept = [(t, i) for t, i in zip(enc.tokens, enc.ids, strict=True) if i != self._unk_id]
+        return [t for t, _ in kept], np.array([i for _, i in kept], dtype=np.int64)
+
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        """Each text's token ids as ``tokens`` gives them, tokenised together (one batch)."""
+        encodings = self._untruncated().encode_batch_fast(
+            text_list(texts), add_special_tokens=False
+        )
+        return [
+            np.array([i for i in enc.ids if i != self._unk_id], dtype=np.int64) for enc in encodings
+        ]
+
+    def _untruncated(self) -> Tokenizer:
+        """The tokenizer without ``max_length`` (made once, beside the one ``embed`` uses)."""
+        tokenizer, _ = self._loaded()
+        with self._lock:
+            if self._whole is None:
+                from tokenizers import Tokenizer
+
+                self._whole = Tokenizer.from_str(tokenizer.to_str())
+                self._whole.no_truncation()
+            return self._whole
+
+    def token_table(self) -> Matrix:
+        """The token vectors (one float32 row per token id) that ``embed`` averages."""
+        return self._loaded()[1]
 
     def _loaded(self) -> tuple[Tokenizer, Matrix]:
         with self._lock:

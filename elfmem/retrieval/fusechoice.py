@@ -14,6 +14,10 @@ brings is still found only if the lexical or the dense search returned it.
 A lexical hit the dense search did not return (past its seeds, or under its relevance floor) is
 scored by its own cosine (``cosines``) rather than 0: with 0 it lost the whole dense share, which
 puts a block that bm25 ranks high below every dense seed that bm25 barely saw.
+
+With ``late`` (``retrieval.late``), score fusion also weighs each candidate by how closely its
+short runs of tokens match the query's words, which separates long blocks of the same people
+that one mean vector each cannot.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from elfmem.index import FieldWeights, IndexDB, queries
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 from elfmem.index.termhits import TermHits, fts_idf, term_hits
 from elfmem.retrieval import fusion
+from elfmem.retrieval.late import Late
 
 FUSE_BY = ("auto", "rrf", "score")
 LONG_VOTE = 10
@@ -52,6 +57,8 @@ def similarity(
     field_weights: FieldWeights | None = None,
     idf: str = "smooth",
     cosines: Cosines | None = None,
+    late: Late | None = None,
+    late_share: float = 0.0,
 ) -> dict[str, float]:
     """The similarity signal per candidate (``fusion.query_similarity``) by the chosen fusion.
 
@@ -59,7 +66,9 @@ def similarity(
     score fusion and ``idf`` smooth, the candidates' bm25 is recomputed word by word for
     ``query`` (searched with ``field_weights``), so a candidate that holds a query word the
     lexical search did not rank still gets its share. With score fusion and ``cosines``, a
-    lexical hit missing from ``dense`` is scored by its own cosine (``filled_dense``).
+    lexical hit missing from ``dense`` is scored by its own cosine (``filled_dense``). With score
+    fusion, ``late`` and ``late_share`` > 0, the fused blocks' texts are scored by ``late`` and
+    blended in with that share (``fusion.score_fusion``).
     """
     if idf not in IDF_KINDS:
         raise InvalidInput(f"unknown IDF {idf!r}", "Use smooth or fts.")
@@ -73,7 +82,13 @@ def similarity(
         ranking = list(lexical)
     if cosines is not None:
         dense = filled_dense(dense, ranking, cosines)
-    return fusion.query_similarity(candidates, ranking, dense, k, list(weights), lexical, share)
+    scores = None
+    if late is not None and late_share > 0 and query:
+        ids = list(dict.fromkeys([*ranking, *dense]))
+        scores = late(query, {b: r.content for b, r in queries.get_blocks(db, ids).items()})
+    return fusion.query_similarity(
+        candidates, ranking, dense, k, list(weights), lexical, share, scores, late_share
+    )
 
 
 def chosen(db: IndexDB, ranking: Sequence[str], fuse_by: str) -> str:

@@ -27,12 +27,13 @@ FUSION_WEIGHTS = (1.0, 0.7)
 """RRF weights of the (lexical, dense) rankings. Leave-one-conversation-out on the LoCoMo dev file
 chose the dense ranking at 0.7 in 9 of 10 folds (five conversations, with and without the date
 cue) over equal weights; docs/benchmarks.md, "LoCoMo, leave-one-conversation-out"."""
-LEXICAL_SHARE = 0.3
-"""Weight of the scaled bm25 score in ``score_fusion`` (the cosine gets the rest). Chosen by
-leave-one-conversation-out on the long-document benchmark, one share per fold for both forms
-(docs/benchmarks.md, "Long documents", "Words that every long document holds"): with the smoothed
-IDF of ``fusechoice`` every fold chose 0.3 (grid: 0.1-0.5 with it, 0.05-0.3 with FTS5's IDF).
-Only long documents are fused this way (``fusechoice``)."""
+LEXICAL_SHARE = 0.2
+"""Weight of the scaled bm25 score in ``score_fusion`` (the cosine and late interaction get the
+rest). Chosen by leave-one-conversation-out on the long-document replay together with
+``late.LATE_SHARE``, one setting per fold for both forms (docs/benchmarks.md, "Late interaction
+with the static token vectors"): three folds chose 0.2, two 0.25 (grid 0.2-0.3). It was 0.3
+without late interaction ("Words that every long document holds"), where 0.2-0.4 differ by at
+most 0.004 in recall_all@5. Only long documents are fused this way (``fusechoice``)."""
 
 
 def rrf(
@@ -109,23 +110,43 @@ def weighted_sum_fusion(
 
 
 def score_fusion(
-    lexical: Mapping[str, float], dense: Mapping[str, float], share: float = LEXICAL_SHARE
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+    share: float = LEXICAL_SHARE,
+    late: Mapping[str, float] | None = None,
+    late_share: float = 0.0,
 ) -> dict[str, float]:
     """share·(bm25 / top bm25) + (1 − share)·(cosine / top cosine), divided by its own top.
 
     Each list is scaled by its own best score, so neither needs the other's units, and unlike rank
     fusion the gaps survive: a block whose bm25 is half the leader's stays half-way down however
     many blocks sit between them. An id one search did not return scores 0 there.
+
+    With ``late`` (late-interaction scores, ``retrieval.late``) and ``late_share`` > 0, that share
+    of the weight moves from the cosine to ``late`` min-max scaled over the fused ids: it only
+    reorders what the two searches returned, and an id it lacks scores 0 there. Without ``late``
+    (an embedder with no tokens) the cosine keeps the whole rest.
     """
     if not (math.isfinite(share) and 0.0 <= share <= 1.0):
         raise InvalidInput(f"lexical share must be in [0, 1], got {share!r}", "Use e.g. 0.5.")
+    if late and not (math.isfinite(late_share) and 0.0 <= late_share <= 1.0 - share):
+        raise InvalidInput(
+            f"late share must be in [0, {1.0 - share:g}] beside lexical share {share:g}, "
+            f"got {late_share!r}",
+            "Use e.g. 0.1.",
+        )
     lex_top = max(lexical.values(), default=0.0)
     dense_top = max(dense.values(), default=0.0)
+    ids = [*lexical, *(d for d in dense if d not in lexical)]
+    extra = min_max({d: late[d] for d in ids if d in late}) if late and late_share > 0 else {}
+    dense_share = 1.0 - share - (late_share if extra else 0.0)
     fused: dict[str, float] = {}
-    for doc_id in [*lexical, *(d for d in dense if d not in lexical)]:
+    for doc_id in ids:
         lex = lexical.get(doc_id, 0.0) / lex_top if lex_top > 0 else 0.0
         den = dense.get(doc_id, 0.0) / dense_top if dense_top > 0 else 0.0
-        fused[doc_id] = share * max(lex, 0.0) + (1.0 - share) * max(den, 0.0)
+        fused[doc_id] = share * max(lex, 0.0) + dense_share * max(den, 0.0)
+        if extra:
+            fused[doc_id] += late_share * extra.get(doc_id, 0.0)
     return _best_first(normalise_top(fused))
 
 
@@ -137,16 +158,21 @@ def query_similarity(
     weights: Sequence[float] | None = None,
     lexical_scores: Mapping[str, float] | None = None,
     share: float | None = None,
+    late: Mapping[str, float] | None = None,
+    late_share: float = 0.0,
 ) -> dict[str, float]:
     """The similarity signal per candidate, in the seed's three regimes (§4.3).
 
     ``lexical`` is the BM25 ranking (best first), ``dense`` maps each vector-search seed to its
     cosine. With lexical hits: RRF of both rankings, normalised so the top is 1.0. Without:
     the raw cosine. Candidates neither search returned (graph expansion) get the 0.0 sentinel.
-    ``weights`` (lexical, dense) pass through to ``rrf``.
+    ``weights`` (lexical, dense) pass through to ``rrf``; ``late`` and ``late_share`` to
+    ``score_fusion``.
     """
     if lexical and share is not None and lexical_scores is not None:
-        fused = score_fusion({d: lexical_scores[d] for d in lexical}, dense, share)
+        fused = score_fusion(
+            {d: lexical_scores[d] for d in lexical}, dense, share, late, late_share
+        )
     elif lexical:
         dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
         fused = normalise_top(rrf([lexical, dense_ranking], k=k, weights=weights))

@@ -37,6 +37,7 @@ from elfmem.retrieval import (
     truth,
 )
 from elfmem.retrieval.frames import FrameSpec, is_guaranteed
+from elfmem.retrieval.late import Late, remembered
 from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.settings import DENSE_FLOOR, SearchSettings
 from elfmem.retrieval.state import PRIOR, BlockState
@@ -61,6 +62,8 @@ class _Pool:
     query_vec: npt.NDArray[np.float32] | None = None
     dense_vec: npt.NDArray[np.float32] | None = None
     """The vector ``dense`` was scored with (the query, or the feedback search's moved one)."""
+    late: Late | None = None
+    """Late-interaction scores for score fusion, kept per block for this recall."""
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -138,6 +141,7 @@ def _dense(
 
 def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, float]:
     vec = pool.dense_vec if s.dense_fill else None
+    late = pool.late if s.late_share > 0 else None
     return fusechoice.similarity(
         db,
         s.fuse_by,
@@ -150,6 +154,8 @@ def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, 
         field_weights=s.field_weights,
         idf=s.score_idf,
         cosines=None if vec is None else _cosines(db, vec),
+        late=late,
+        late_share=s.late_share,
     )
 
 
@@ -269,7 +275,10 @@ def run_frame(
     agent_name: str = "elf",
     self_text: str | None = None,
     settings: SearchSettings | None = None,
+    late: Late | None = None,
 ) -> FrameResult:
+    """Rank ``spec``'s frame for ``query``. ``late`` scores blocks by late interaction
+    (``retrieval.late``; the embedded model's ``late_fn``), used by score fusion only."""
     s = settings or SearchSettings()
     k = top_k or spec.top_k
     f = _filters(db, spec)
@@ -285,6 +294,7 @@ def run_frame(
         sims = dict.fromkeys(pool.via, 1.0)
     else:
         pool = _seed(db, spec, query or "", embed, f, s)
+        pool.late = None if late is None else remembered(late)
         sims = _feedback(db, pool, _fuse(db, pool, query or "", s), query or "", f, s, states)
         sims = reorder.reorder(db, pool.lexical, sims, s)
         _expand(db, pool, sims, f, s)

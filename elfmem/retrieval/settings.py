@@ -13,7 +13,7 @@ from datetime import date
 from elfmem.index import FieldWeights
 from elfmem.index.calibration import Cuts
 from elfmem.retrieval import contiguity as contig
-from elfmem.retrieval import fusion, mmr
+from elfmem.retrieval import fusion, late, mmr
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 
 DENSE_FLOOR = 0.35
@@ -48,6 +48,9 @@ class SearchSettings:
     dense_fill: bool = True
     """Score fusion gives a lexical hit the dense search did not return its own cosine, not 0
     (``fusechoice.filled_dense``). Rank fusion never uses it."""
+    late_share: float = late.LATE_SHARE
+    """Weight of late interaction in score fusion (``retrieval.late``); 0: off. Used only when
+    the embedder exposes its tokens (the embedded static model)."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
     expand_from: int = 10

@@ -17,6 +17,7 @@ from elfmem.index import SyncReport, open_index, open_memory_index, queries, reb
 from elfmem.index import status as index_status
 from elfmem.index.damage import moved_aside, pages
 from elfmem.progress import Progress, silent
+from elfmem.retrieval.late import late_fn
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.recall import embedder_fn, frames, states_fn
@@ -216,6 +217,7 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
         specs = frames(core)
         checks = [("self", None)] + [("attention", q) for q in queries_]
         embed = embedder_fn(core)
+        late = late_fn(core.embedder)
         for name, query in checks:
             spec = specs[name]
             got = [
@@ -226,6 +228,7 @@ def parity(core: Core, probes: int = 20) -> ParityResult:
                     embed=embed if query else None,
                     states=states_fn(core.ledger, db),
                     agent_name=core.agent,
+                    late=late if query else None,
                 ).ranked
                 for db in (live, fresh)
             ]

@@ -21,6 +21,7 @@ from elfmem.index import IndexDB, open_memory_index, sync
 from elfmem.index.calibration import model_cuts
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
+from elfmem.retrieval.late import late_fn
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.retrieval.result import FrameResult
 from elfmem.retrieval.settings import SearchSettings, calibrated_settings
@@ -80,6 +81,7 @@ def frame(
         query,
         embed=embedder_fn(core) if query else None,
         states=states_fn(core.ledger, db),
+        late=late_fn(core.embedder) if query else None,
         top_k=top_k,
         agent_name=core.agent,
         self_text=core.store.read_self() if spec.template == "self" else None,
@@ -116,6 +118,7 @@ def _frame_at(
             query,
             embed=embedder_fn(core) if query else None,
             states=states_fn(ledger, db),
+            late=late_fn(core.embedder) if query else None,
             top_k=top_k,
             agent_name=core.agent,
             self_text=source.read_self() if spec.template == "self" else None,
