@@ -50,6 +50,8 @@ class VectorPlan:
     stale: list[str] = field(default_factory=list)
     """Blocks whose text changed while vectors were off: their old vector rows are dropped."""
     passages: PassagePlan = field(default_factory=PassagePlan)
+    blocks: dict[str, Block] = field(default_factory=dict)
+    """Every block this plan looked at: written by the diff, or embedded as pending."""
 
 
 LOCAL_MODELS = ("static:", "mock:")
@@ -85,7 +87,7 @@ def plan_vectors(
     progress: Progress = silent,
 ) -> VectorPlan:
     """Embed (through the cache) every text a written or unvectored block now needs."""
-    plan = VectorPlan(model)
+    plan = VectorPlan(model, blocks=diff.inserted)
     if model is None:
         # Drop the vectors whose text changed, so that "pending" means exactly the blocks
         # without a vector row and the next sync with vectors embeds only those.
@@ -110,6 +112,7 @@ def plan_vectors(
         kept = {r.id: r.to_block() for r in rows if r.id not in gone}
         blocks = {**kept, **blocks}
     plan.pending = plan.pending or reshape
+    plan.blocks = blocks
     current: dict[str, str] = {}
     if not plan.reset:
         everything = diff.full and len(blocks) > CHUNK

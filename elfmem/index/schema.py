@@ -119,6 +119,15 @@ _V7 = (
     " COALESCE((SELECT value FROM meta WHERE key = 'generation'), '0')",
 )
 
+_V8 = (
+    # Long blocks' token ids and window norms for late interaction (index/tokenrows.py), so a
+    # recall in a new process does not tokenise its long candidates. No reindex: the next sync
+    # with vectors fills them (``meta.token_shape`` is not set yet).
+    """CREATE TABLE tokens (
+        block_id TEXT PRIMARY KEY, text_hash TEXT NOT NULL, shape TEXT NOT NULL,
+        ids BLOB NOT NULL, norms BLOB NOT NULL)""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
@@ -127,6 +136,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, _V5),
     Migration(6, _V6, reindex=True),
     Migration(7, _V7),
+    Migration(8, _V8),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

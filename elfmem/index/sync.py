@@ -25,7 +25,10 @@ from elfmem.index.changes import FileRow, FileUpdate, Resolver, read_rows, resol
 from elfmem.index.db import IndexDB, is_corruption
 from elfmem.index.embcache import EmbeddingCache, VectorModel
 from elfmem.index.embedding import VectorPlan, check_model, plan_vectors, write_plan
+from elfmem.index.passagevecs import LONG_BLOCK_CHARS
+from elfmem.index.queries import long_blocks
 from elfmem.index.source import MemorySource
+from elfmem.index.tokenrows import TokenPlan, plan_tokens, write_tokens
 from elfmem.index.vecdelta import log_changes
 from elfmem.progress import Progress, silent
 
@@ -286,20 +289,29 @@ def _attempt(
     known = {} if plan.full else _known_rows(db, label, plan.updates)
     diff = diff_updates(db.conn, plan.updates, full=plan.full, known=known)
     vectors = plan_vectors(db, plan.meta, diff, model, text_for, cache, progress)
+    tokens = plan_tokens(
+        db.conn,
+        plan.meta,
+        vectors.blocks,
+        model,
+        long_blocks=lambda: [r.to_block() for r in long_blocks(db, LONG_BLOCK_CHARS)],
+        gone=diff.removed,
+        progress=progress,
+    )
     report.embedded = vectors.embedded
     report.errors.extend(diff.errors)
     report.blocks_added, report.blocks_removed = len(diff.added), len(diff.removed)
     report.stale = sorted(diff.stale)
-    if plan.mode == "none" and not plan.updates and not vectors.pending:
+    if plan.mode == "none" and not plan.updates and not vectors.pending and not tokens.due:
         return report
     if locked:
-        generation = _write(db, plan, diff, vectors)
+        generation = _write(db, plan, diff, vectors, tokens)
     else:
         with db.write():
             meta = db.meta()
             if (meta.get("generation"), meta.get("memory_tree_oid")) != plan.token:
                 raise _Conflict
-            generation = _write(db, plan, diff, vectors)
+            generation = _write(db, plan, diff, vectors, tokens)
     _keep_rows(db, (label[0], generation), diff)
     return report
 
@@ -328,10 +340,11 @@ def _keep_rows(db: IndexDB, label: tuple[str, str], diff: BlockDiff) -> None:
         db.known_rows.popitem(last=False)
 
 
-def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan) -> str:
+def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan, tokens: TokenPlan) -> str:
     """Apply ``plan`` inside the caller's write transaction; returns the generation after it."""
     apply_diff(db.conn, diff, plan.updates)
     vectors_changed = write_plan(db.conn, vectors, diff)
+    write_tokens(db.conn, tokens, diff.removed, diff.full)
     if plan.set_tree:
         if plan.tree_oid is None:
             db.conn.execute("DELETE FROM meta WHERE key = 'memory_tree_oid'")

@@ -84,8 +84,7 @@ def similarity(
         dense = filled_dense(dense, ranking, cosines)
     scores = None
     if late is not None and late_share > 0 and query:
-        ids = list(dict.fromkeys([*ranking, *dense]))
-        scores = late(query, {b: r.content for b, r in queries.get_blocks(db, ids).items()})
+        scores = late(db, query, list(dict.fromkeys([*ranking, *dense])))
     return fusion.query_similarity(
         candidates, ranking, dense, k, list(weights), lexical, share, scores, late_share
     )

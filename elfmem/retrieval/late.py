@@ -12,11 +12,10 @@ Chosen on the long-document replay by leave-one-conversation-out, one setting pe
 forms (docs/benchmarks.md, "Late interaction with the static token vectors"): windows of 5 tokens,
 no IDF weighting, share 0.1 beside a lexical share of 0.2.
 
-A block's token ids and window norms are kept between recalls (``LateScorer``, bounded by
-``CACHED_TOKENS``), so a query costs one product of its few token vectors with the table rows the
-candidates use, and a running sum per block. A block first seen by this process is tokenised and
-its windows summed: in a new process (a CLI call) over many long candidates that is most of the
-cost (docs/benchmarks.md has the numbers); keeping the ids and norms in the index is the next step.
+A long block's token ids and window norms come from the index, which stores them at sync
+(``index.tokenrows``), so a recall in a new process does not tokenise its long candidates. Other
+blocks (short ones, or long ones captured since the last sync with vectors) are tokenised here and
+kept between recalls (``LateScorer``, bounded by ``CACHED_TOKENS``).
 """
 
 from __future__ import annotations
@@ -25,38 +24,48 @@ import hashlib
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from elfmem.index import IndexDB, queries
 from elfmem.index.fulltext import STOP_WORDS
+from elfmem.index.tokenrows import (
+    STRIDE,
+    WINDOW,
+    Ids,
+    Norms,
+    shape_of,
+    stored_tokens,
+    window_norms,
+)
 
-WINDOW = 5
-"""Tokens per window a query token is matched against."""
-STRIDE = 2
-"""A window starts every this many tokens."""
+__all__ = ["CACHED_TOKENS", "LATE_SHARE", "STRIDE", "WINDOW", "Late", "LateScorer", "late_fn"]
+
 LATE_SHARE = 0.1
 """Weight of the min-max scaled late-interaction score in score fusion."""
 CACHED_TOKENS = 2_000_000
-"""Tokens of block text whose ids and window norms a scorer keeps (about 12 bytes each)."""
+"""Tokens of unstored block text whose ids and window norms a scorer keeps (~12 bytes each)."""
 STOP_TOKENS = STOP_WORDS
 """Query tokens that carry no subject (the lexical search's stop words)."""
 
-Late = Callable[[str, Mapping[str, str]], dict[str, float]]
-"""Late-interaction scores of the given blocks (id -> text) for a query."""
+Late = Callable[[IndexDB, str, Sequence[str]], dict[str, float]]
+"""Late-interaction scores of the given blocks (by id, read from the index) for a query."""
 
 
 class TokenModel(Protocol):
     """A static embedding model that exposes its tokens (``adapters.static.StaticEmbedder``)."""
 
-    def tokens(self, text: str) -> tuple[list[str], npt.NDArray[np.int64]]:
+    @property
+    def identity(self) -> str: ...
+
+    def tokens(self, text: str) -> tuple[list[str], Ids]:
         """The text's tokens as the tokenizer spells them and their rows of the table."""
         ...
 
-    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+    def token_ids(self, texts: Sequence[str]) -> list[Ids]:
         """Each text's token ids (as ``tokens`` gives them), tokenised in one batch."""
         ...
 
@@ -65,59 +74,66 @@ class TokenModel(Protocol):
         ...
 
 
+Windows = tuple[Ids, Norms]
+"""A block's token ids and the norm of each window's sum (windows from ``tokenrows.spans``)."""
+
+
 class LateScorer:
-    """Late-interaction scores for one model, with the blocks' tokens kept between recalls."""
+    """Late-interaction scores for one model: stored windows from the index, the rest kept here."""
 
     def __init__(self, model: TokenModel, cached_tokens: int = CACHED_TOKENS) -> None:
         self.model = model
         self.cached_tokens = cached_tokens
         self._lock = threading.Lock()
-        self._blocks: OrderedDict[bytes, _Windows] = OrderedDict()
+        self._blocks: OrderedDict[bytes, Windows] = OrderedDict()
         self._held = 0
+        self._shape: str | None = None
 
-    def scores(self, query: str, texts: Mapping[str, str]) -> dict[str, float]:
+    def scores(self, db: IndexDB, query: str, ids: Sequence[str]) -> dict[str, float]:
         """Per block: the mean over the query's content tokens of each one's best window cosine.
 
-        Empty when the query has no content token (nothing to match) or there are no blocks.
+        Empty when the query has no content token (nothing to match) or no block is given; a
+        block the index does not hold is left out.
         """
-        table = self.model.token_table()
         q_ids = self.query_ids(query)
-        if not len(q_ids) or not texts:
+        if not len(q_ids) or not ids:
             return {}
+        found = self.windows(db, ids)
+        return self.score_windows(q_ids, found)
+
+    def score_windows(self, q_ids: Ids, found: dict[str, Windows]) -> dict[str, float]:
+        """``scores`` for blocks whose windows are at hand."""
+        if not found:
+            return {}
+        table = self.model.token_table()
         q = _unit(table[q_ids])
-        blocks = self._blocks_of(list(texts.values()), table)
-        ids = np.concatenate([b.ids for b in blocks])
-        if not len(ids):
-            return dict.fromkeys(texts, 0.0)
-        seen = np.zeros(len(table), dtype=bool)
+        ids, inverse, bias, firsts = _layout(list(found.values()), len(table))
+        seen = np.zeros(len(table) + 1, dtype=bool)
         seen[ids] = True
+        seen[-1] = False  # the padding token
         used = np.flatnonzero(seen)
-        where = np.zeros(len(table), dtype=np.int64)
-        where[used] = np.arange(len(used))
         # einsum, not BLAS: for a few query rows it does not wait on a thread pool of a busy machine
-        dots = np.einsum("kd,nd->kn", q, table[used])
-        per_token = dots[:, where[ids]]  # query token x block token
-        # running sums in float64: over every candidate's tokens float32 would lose ~1e-3
-        run = np.zeros((len(q), len(ids) + 1), dtype=np.float64)
-        np.cumsum(per_token, axis=1, out=run[:, 1:])
-        offsets = np.cumsum([0] + [len(b.ids) for b in blocks[:-1]])
-        starts = np.concatenate([o + b.starts for o, b in zip(offsets, blocks, strict=True)])
-        ends = np.concatenate([o + b.ends for o, b in zip(offsets, blocks, strict=True)])
-        norms = np.concatenate([b.norms for b in blocks])
-        cos = (run[:, ends] - run[:, starts]) / norms
-        counts = np.array([len(b.norms) for b in blocks])
-        firsts = np.cumsum(np.concatenate([[0], counts[:-1]]))
-        best = np.full((len(q), len(blocks)), -1.0, dtype=np.float32)
-        has = counts > 0
-        if has.any():
-            best[:, has] = np.maximum.reduceat(cos, firsts[has], axis=1)
-        means = best.mean(axis=0)
+        dots = np.zeros((len(q), len(table) + 1), dtype=np.float32)
+        dots[:, used] = np.einsum("kd,nd->kn", q, table[used])
+        per_token = dots[:, ids]  # query token x laid-out block token (padding scores 0)
+        # window j starts at token 2j: WINDOW // 2 pairs of tokens from there, and one more
+        # token when WINDOW is odd (5: pairs j and j + 1, and token 2j + 4)
+        pairs = per_token[:, 0::2] + per_token[:, 1::2]
+        whole = WINDOW // 2
+        width = pairs.shape[1] - whole
+        sums = pairs[:, :width].copy()
+        for shift in range(1, whole):
+            sums += pairs[:, shift : shift + width]
+        if WINDOW % 2:
+            sums += per_token[:, WINDOW - 1 :: 2][:, :width]
+        cos = sums * inverse[:width] + bias[:width]
+        means = np.maximum.reduceat(cos, firsts, axis=1).mean(axis=0)
         return {
-            block_id: float(m) if n else 0.0
-            for block_id, m, n in zip(texts, means, counts, strict=True)
+            block_id: float(m) if len(w[1]) else 0.0
+            for (block_id, w), m in zip(found.items(), means, strict=True)
         }
 
-    def query_ids(self, query: str) -> npt.NDArray[np.int64]:
+    def query_ids(self, query: str) -> Ids:
         """The query's content tokens, once each: no stop words, punctuation or lone letters."""
         words, ids = self.model.tokens(query)
         kept: list[int] = []
@@ -131,10 +147,23 @@ class LateScorer:
                 kept.append(token)
         return np.array(kept, dtype=np.int64)
 
-    def _blocks_of(self, texts: list[str], table: npt.NDArray[np.float32]) -> list[_Windows]:
+    def windows(self, db: IndexDB, ids: Sequence[str]) -> dict[str, Windows]:
+        """Each held block's windows, in ``ids``' order: stored rows first, the rest tokenised."""
+        if self._shape is None:
+            self._shape = shape_of(self.model)
+        wanted = list(dict.fromkeys(ids))
+        stored = stored_tokens(db.conn, wanted, self._shape)
+        missing = [i for i in wanted if i not in stored]
+        if missing:
+            rows = queries.get_blocks(db, missing)
+            texts = {i: rows[i].content for i in missing if i in rows}
+            stored.update(zip(texts, self.from_texts(list(texts.values())), strict=True))
+        return {i: stored[i] for i in wanted if i in stored}
+
+    def from_texts(self, texts: list[str]) -> list[Windows]:
         """Each text's windows: kept ones as they are, the others tokenised in one batch."""
         keys = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
-        found: dict[bytes, _Windows] = {}
+        found: dict[bytes, Windows] = {}
         with self._lock:
             for key in keys:
                 hit = self._blocks.get(key)
@@ -143,47 +172,54 @@ class LateScorer:
                     found[key] = hit
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
+            table = self.model.token_table()
             made = self.model.token_ids(list(missing.values()))
             with self._lock:
                 for key, ids in zip(missing, made, strict=True):
-                    found[key] = entry = _windows(ids, table)
+                    found[key] = entry = (ids, window_norms(ids, table))
                     if key not in self._blocks:
                         self._blocks[key] = entry
                         self._held += len(ids)
                 while self._held > self.cached_tokens and len(self._blocks) > 1:
                     _, old = self._blocks.popitem(last=False)
-                    self._held -= len(old.ids)
+                    self._held -= len(old[0])
         return [found[key] for key in keys]
 
 
-@dataclass(frozen=True)
-class _Windows:
-    """A block's token ids and its windows: first token, end (exclusive), norm of the sum."""
-
-    ids: npt.NDArray[np.int64]
-    starts: npt.NDArray[np.int64]
-    ends: npt.NDArray[np.int64]
-    norms: npt.NDArray[np.float32]
-
-
-def _windows(ids: npt.NDArray[np.int64], table: npt.NDArray[np.float32]) -> _Windows:
-    """Windows of ``WINDOW`` tokens every ``STRIDE`` (one window if the block is shorter).
-
-    A window's sum and its mean point the same way, so cosines need only the sums' norms.
+def _layout(
+    blocks: list[Windows], pad_token: int
+) -> tuple[Ids, npt.NDArray[np.float32], npt.NDArray[np.float32], Ids]:
+    """The blocks' tokens end to end, each block at an even offset and followed by at least
+    ``WINDOW`` - 1 padding tokens, so that every block's windows are the windows of the whole at
+    the same stride; with each whole-window's inverse norm (0 where no window of a block starts),
+    a bias that puts those out of every maximum (-2, under any cosine), and each block's first
+    whole-window. ``score_windows`` sums pairs of tokens, so ``STRIDE`` must be 2.
     """
-    n = len(ids)
-    if not n:
-        empty = np.zeros(0, dtype=np.int64)
-        return _Windows(ids, empty, empty, np.zeros(0, dtype=np.float32))
-    starts = np.arange(0, max(1, n - WINDOW + 1), STRIDE, dtype=np.int64)
-    ends = np.minimum(starts + WINDOW, n)
-    # the sum of WINDOW shifted gathers (a zero row past the end): cheaper than a running sum
-    rows = np.vstack([table[ids], np.zeros((WINDOW, table.shape[1]), dtype=np.float32)])
-    sums = rows[starts].copy()
-    for shift in range(1, WINDOW):
-        sums += rows[np.where(starts + shift < ends, starts + shift, n)]
-    norms = np.linalg.norm(sums, axis=1)
-    return _Windows(ids, starts, ends, np.maximum(norms, 1e-9).astype(np.float32))
+    parts: list[Ids] = []
+    inverse: list[npt.NDArray[np.float32]] = []
+    bias: list[npt.NDArray[np.float32]] = []
+    firsts: list[int] = []
+    at = 0
+    for ids, norms in blocks:
+        pad = WINDOW - 1 + len(ids) % 2
+        parts += [ids, np.full(pad, pad_token, dtype=np.int64)]
+        slots = (len(ids) + pad) // STRIDE
+        inv = np.zeros(slots, dtype=np.float32)
+        inv[: len(norms)] = 1.0 / norms
+        out = np.full(slots, -2.0, dtype=np.float32)
+        out[: len(norms)] = 0.0
+        inverse.append(inv)
+        bias.append(out)
+        firsts.append(at // STRIDE)
+        at += len(ids) + pad
+    # a few more pairs at the end, so that the last block's last whole-window is a whole window
+    parts.append(np.full(STRIDE * (WINDOW // 2), pad_token, dtype=np.int64))
+    return (
+        np.concatenate(parts),
+        np.concatenate(inverse),
+        np.concatenate(bias),
+        np.array(firsts, dtype=np.int64),
+    )
 
 
 def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -198,7 +234,8 @@ _SCORERS_LOCK = threading.Lock()
 
 def scorer_for(model: object) -> LateScorer | None:
     """The scorer kept for ``model``, made on first use; None if the model has no tokens."""
-    if not all(callable(getattr(model, n, None)) for n in ("tokens", "token_ids", "token_table")):
+    names = ("tokens", "token_ids", "token_table")
+    if not all(callable(getattr(model, n, None)) for n in names):
         return None
     with _SCORERS_LOCK:
         scorer = _SCORERS.get(model)
@@ -218,10 +255,10 @@ def remembered(late: Late) -> Late:
     second time, mostly over the same blocks, and a block's score depends only on the query."""
     known: dict[tuple[str, str], float] = {}
 
-    def scores(query: str, texts: Mapping[str, str]) -> dict[str, float]:
-        missing = {b: t for b, t in texts.items() if (query, b) not in known}
+    def scores(db: IndexDB, query: str, ids: Sequence[str]) -> dict[str, float]:
+        missing = [b for b in dict.fromkeys(ids) if (query, b) not in known]
         if missing:
-            known.update(((query, b), v) for b, v in late(query, missing).items())
-        return {b: known[(query, b)] for b in texts if (query, b) in known}
+            known.update(((query, b), v) for b, v in late(db, query, missing).items())
+        return {b: known[(query, b)] for b in ids if (query, b) in known}
 
     return scores

@@ -39,9 +39,9 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         inner = late_fn(model)
         assert inner is not None  # the shipped static model exposes its tokens
 
-        def scores(query: str, texts: dict[str, str]) -> dict[str, float]:
-            calls.append(len(texts))
-            return inner(query, texts)
+        def scores(db: Any, query: str, ids: list[str]) -> dict[str, float]:
+            calls.append(len(ids))
+            return inner(db, query, ids)
 
         return scores
 

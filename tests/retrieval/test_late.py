@@ -7,6 +7,8 @@ is checked to only reorder: every block a search returned keeps a positive simil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from elfmem.adapters.mock import MockEmbedder
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.errors import InvalidInput
+from elfmem.index.tokenrows import window_norms
 from elfmem.retrieval.fusion import score_fusion
 from elfmem.retrieval.late import STRIDE, WINDOW, LateScorer, late_fn, remembered, scorer_for
 
@@ -39,6 +42,14 @@ def _by_hand(query_ids: list[int], text: str) -> float:
     return float((q @ windows.T).max(axis=1).mean())
 
 
+def _scores(scorer: LateScorer, query: str, texts: dict[str, str]) -> dict[str, float]:
+    q_ids = scorer.query_ids(query)
+    if not len(q_ids):
+        return {}
+    windows = scorer.from_texts(list(texts.values()))
+    return scorer.score_windows(q_ids, dict(zip(texts, windows, strict=True)))
+
+
 def test_scores_are_the_mean_of_each_query_tokens_best_window() -> None:
     scorer = LateScorer(MODEL)
     query = "What did the kids think of the dinosaur fossils?"
@@ -46,28 +57,62 @@ def test_scores_are_the_mean_of_each_query_tokens_best_window() -> None:
     # stop words ("what", "did", "the", "of") and the question mark are left out
     content = ("kids", "think", "dinosaur", "fossils")
     assert q_ids == [i for w in content for i in MODEL.tokens(w)[1].tolist()]
-    got = scorer.scores(query, TEXTS)
+    got = _scores(scorer, query, TEXTS)
     assert set(got) == set(TEXTS)
     for block_id in ("zoo", "paint", "tiny"):  # "tiny" is shorter than one window
         assert got[block_id] == pytest.approx(_by_hand(q_ids, TEXTS[block_id]), abs=1e-5)
     assert got["empty"] == 0.0
     assert got["zoo"] > got["paint"]  # the block that holds the words
     # a second call reads the kept windows and gives the same numbers
-    assert scorer.scores(query, TEXTS) == got
+    assert _scores(scorer, query, TEXTS) == got
+
+
+def _windows_by_hand(query_ids: list[int], ids: list[int]) -> float:
+    table = MODEL.token_table()
+    if not ids:
+        return 0.0
+    starts = range(0, max(1, len(ids) - WINDOW + 1), STRIDE)
+    windows = np.array([table[ids[s : s + WINDOW]].sum(axis=0) for s in starts])
+    windows /= np.linalg.norm(windows, axis=1, keepdims=True)
+    q = table[query_ids] / np.linalg.norm(table[query_ids], axis=1, keepdims=True)
+    return float((q @ windows.T).max(axis=1).mean())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    blocks=st.lists(st.lists(st.integers(1000, 1400), max_size=14), min_size=1, max_size=6),
+    query=st.lists(st.integers(1000, 1400), min_size=1, max_size=4, unique=True),
+)
+def test_blocks_laid_end_to_end_score_as_each_one_alone(
+    blocks: list[list[int]], query: list[int]
+) -> None:
+    """The scorer lays every candidate's tokens end to end and scores the windows of the whole;
+    no window may take a token of the next block, and a block shorter than a window (or empty)
+    still scores its one window (or 0). Hunts lengths odd and even, under and over a window."""
+    scorer = LateScorer(MODEL)
+    table = MODEL.token_table()
+    found = {}
+    for n, ids in enumerate(blocks):
+        arr = np.array(ids, dtype=np.int64)
+        found[f"b{n}"] = (arr, window_norms(arr, table))
+    got = scorer.score_windows(np.array(query, dtype=np.int64), found)
+    assert list(got) == list(found)
+    for n, ids in enumerate(blocks):
+        assert got[f"b{n}"] == pytest.approx(_windows_by_hand(query, ids), abs=1e-5)
 
 
 def test_a_query_of_stop_words_scores_nothing() -> None:
-    assert LateScorer(MODEL).scores("What did they do?", TEXTS) == {}
-    assert LateScorer(MODEL).scores("dinosaur", {}) == {}
+    assert _scores(LateScorer(MODEL), "What did they do?", TEXTS) == {}
+    assert _scores(LateScorer(MODEL), "dinosaur", {}) == {}
 
 
 def test_the_kept_windows_stay_under_their_bound() -> None:
     scorer = LateScorer(MODEL, cached_tokens=40)
     texts = {f"b{n}": f"Block {n}: " + "the kids liked the dinosaur exhibit " * 3 for n in range(6)}
-    first = scorer.scores("dinosaur exhibit", texts)
+    first = _scores(scorer, "dinosaur exhibit", texts)
     assert scorer._held <= 40 or len(scorer._blocks) == 1
     # blocks pushed out are tokenised again and score the same
-    assert scorer.scores("dinosaur exhibit", texts) == pytest.approx(first)
+    assert _scores(scorer, "dinosaur exhibit", texts) == pytest.approx(first)
 
 
 def test_only_a_model_with_tokens_scores_late() -> None:
@@ -79,14 +124,14 @@ def test_only_a_model_with_tokens_scores_late() -> None:
 def test_remembered_asks_once_per_block_and_query() -> None:
     asked: list[list[str]] = []
 
-    def late(query: str, texts: dict[str, str]) -> dict[str, float]:
-        asked.append(sorted(texts))
-        return {b: float(len(t)) for b, t in texts.items()}
+    def late(db: object, query: str, ids: Sequence[str]) -> dict[str, float]:
+        asked.append(sorted(ids))
+        return {b: float(len(b)) for b in ids}
 
-    kept = remembered(late)
-    assert kept("q", {"a": "xx", "b": "y"}) == {"a": 2.0, "b": 1.0}
-    assert kept("q", {"b": "y", "c": "zzz"}) == {"b": 1.0, "c": 3.0}
-    assert asked == [["a", "b"], ["c"]]
+    kept = remembered(late)  # type: ignore[arg-type]
+    assert kept(None, "q", ["aa", "b"]) == {"aa": 2.0, "b": 1.0}  # type: ignore[arg-type]
+    assert kept(None, "q", ["b", "ccc"]) == {"b": 1.0, "ccc": 3.0}  # type: ignore[arg-type]
+    assert asked == [["aa", "b"], ["ccc"]]
 
 
 def test_late_share_moves_weight_from_the_cosine_only() -> None:
