@@ -195,31 +195,27 @@ def _layout(
     a bias that puts those out of every maximum (-2, under any cosine), and each block's first
     whole-window. ``score_windows`` sums pairs of tokens, so ``STRIDE`` must be 2.
     """
-    parts: list[Ids] = []
-    inverse: list[npt.NDArray[np.float32]] = []
-    bias: list[npt.NDArray[np.float32]] = []
-    firsts: list[int] = []
-    at = 0
-    for ids, norms in blocks:
-        pad = WINDOW - 1 + len(ids) % 2
-        parts += [ids, np.full(pad, pad_token, dtype=np.int64)]
-        slots = (len(ids) + pad) // STRIDE
-        inv = np.zeros(slots, dtype=np.float32)
-        inv[: len(norms)] = 1.0 / norms
-        out = np.full(slots, -2.0, dtype=np.float32)
-        out[: len(norms)] = 0.0
-        inverse.append(inv)
-        bias.append(out)
-        firsts.append(at // STRIDE)
-        at += len(ids) + pad
+    lengths = np.array([len(b[0]) for b in blocks], dtype=np.int64)
+    counts = np.array([len(b[1]) for b in blocks], dtype=np.int64)
+    padded = lengths + WINDOW - 1 + lengths % 2
+    at = np.concatenate([[0], np.cumsum(padded)])
     # a few more pairs at the end, so that the last block's last whole-window is a whole window
-    parts.append(np.full(STRIDE * (WINDOW // 2), pad_token, dtype=np.int64))
-    return (
-        np.concatenate(parts),
-        np.concatenate(inverse),
-        np.concatenate(bias),
-        np.array(firsts, dtype=np.int64),
-    )
+    ids = np.full(at[-1] + STRIDE * (WINDOW // 2), pad_token, dtype=np.int64)
+    ids[_runs(at[:-1], lengths)] = np.concatenate([b[0] for b in blocks])
+    firsts = at[:-1] // STRIDE
+    valid = _runs(firsts, counts)
+    inverse = np.zeros(at[-1] // STRIDE, dtype=np.float32)
+    inverse[valid] = 1.0 / np.concatenate([b[1] for b in blocks])
+    bias = np.full(len(inverse), -2.0, dtype=np.float32)
+    bias[valid] = 0.0
+    return ids, inverse, bias, firsts
+
+
+def _runs(starts: Ids, lengths: Ids) -> Ids:
+    """The positions start, start + 1, ... of each run, one run after the other."""
+    total = int(lengths.sum())
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
 
 
 def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
