@@ -50,7 +50,7 @@ class StaticEmbedder:
         self._unk_id: int | None = None
         self._config: dict[str, object] | None = None
         self._identity: str | None = None
-        self._whole: Tokenizer | None = None
+        self._max_length: int | None = None
 
     @property
     def identity(self) -> str:
@@ -83,37 +83,27 @@ class StaticEmbedder:
             encodings = tokenizer.encode_batch_fast(
                 batch[start : start + _BATCH], add_special_tokens=False
             )
-            # Unknown words carry no meaning, so their [UNK] is dropped, as model2vec does.
-            ids = [[i for i in enc.ids if i != self._unk_id] for enc in encodings]
+            # Cut at max_length as the model was trained; unknown words carry no meaning, so
+            # their [UNK] is dropped, as model2vec does.
+            cut = self._max_length
+            ids = [[i for i in enc.ids[:cut] if i != self._unk_id] for enc in encodings]
             out[start : start + len(ids)] = _mean_rows(table, ids)
         return normalise_rows(out)
 
     def tokens(self, text: str) -> tuple[list[str], npt.NDArray[np.int64]]:
         """``text``'s tokens as the tokenizer spells them and their ids, [UNK] dropped and not cut
         at ``max_length`` (late interaction reads the whole of a long block; ``retrieval.late``)."""
-        enc = self._untruncated().encode(text, add_special_tokens=False)
+        enc = self._loaded()[0].encode(text, add_special_tokens=False)
         kept = [(t, i) for t, i in zip(enc.tokens, enc.ids, strict=True) if i != self._unk_id]
         return [t for t, _ in kept], np.array([i for _, i in kept], dtype=np.int64)
 
     def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
         """Each text's token ids as ``tokens`` gives them, tokenised together (one batch)."""
-        encodings = self._untruncated().encode_batch_fast(
-            text_list(texts), add_special_tokens=False
-        )
+        tokenizer, _ = self._loaded()
+        encodings = tokenizer.encode_batch_fast(text_list(texts), add_special_tokens=False)
         return [
             np.array([i for i in enc.ids if i != self._unk_id], dtype=np.int64) for enc in encodings
         ]
-
-    def _untruncated(self) -> Tokenizer:
-        """The tokenizer without ``max_length`` (made once, beside the one ``embed`` uses)."""
-        tokenizer, _ = self._loaded()
-        with self._lock:
-            if self._whole is None:
-                from tokenizers import Tokenizer
-
-                self._whole = Tokenizer.from_str(tokenizer.to_str())
-                self._whole.no_truncation()
-            return self._whole
 
     def token_table(self) -> Matrix:
         """The token vectors (one float32 row per token id) that ``embed`` averages."""
@@ -153,11 +143,12 @@ class StaticEmbedder:
                 _RECOVERY,
             )
         tokenizer.no_padding()
+        # ``embed`` cuts each text at max_length itself: the same tokenizer, untruncated, gives
+        # late interaction a long block's every token (one tokenizer: building a second took
+        # 60-70 ms in every new process)
+        tokenizer.no_truncation()
         max_length = config.get("max_length", 512)
-        if isinstance(max_length, int):
-            tokenizer.enable_truncation(max_length)
-        else:
-            tokenizer.no_truncation()
+        self._max_length = max_length if isinstance(max_length, int) else None
         unk = getattr(tokenizer.model, "unk_token", None)
         self._unk_id = tokenizer.token_to_id(unk) if isinstance(unk, str) else None
         return tokenizer, table

@@ -90,6 +90,26 @@ class EmbeddingCache:
         except sqlite3.DatabaseError:
             self._recreate()
 
+    def get_blobs(self, kind: str, hashes: Iterable[str]) -> dict[str, bytes]:
+        """Other rows derived from a text (a long block's tokens, ``tokenrows``) by hash, stored
+        beside the vectors under a ``kind`` no model identity takes."""
+        wanted = list(dict.fromkeys(hashes))
+        found: dict[str, bytes] = {}
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = "SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN "
+            found.update(self._query(f"{sql}({marks})", [kind, *chunk]))
+        return found
+
+    def put_blobs(self, kind: str, blobs: Mapping[str, bytes]) -> None:
+        rows = [(kind, k, v) for k, v in blobs.items()]
+        try:
+            with self._conn:
+                self._conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+        except sqlite3.DatabaseError:
+            self._recreate()
+
     def get_note(self, key: str) -> str | None:
         """A small text stored beside the vectors (a model's calibration), or None."""
         rows = self._query("SELECT value FROM notes WHERE key = ?", [key])

@@ -296,6 +296,7 @@ def _attempt(
         model,
         long_blocks=lambda: [r.to_block() for r in long_blocks(db, LONG_BLOCK_CHARS)],
         gone=diff.removed,
+        cache=cache,
         progress=progress,
     )
     report.embedded = vectors.embedded

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from elfmem.block.model import Block
-from elfmem.index.embcache import text_hash
+from elfmem.index.embcache import EmbeddingCache, default_cache_path, text_hash
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 from elfmem.index.rows import chunks
 from elfmem.progress import Progress, silent
@@ -142,6 +142,7 @@ def plan_tokens(
     *,
     long_blocks: Callable[[], Iterable[Block]] = lambda: (),
     gone: Iterable[str] = (),
+    cache: EmbeddingCache | None = None,
     progress: Progress = silent,
 ) -> TokenPlan:
     """Rows for the long blocks among ``blocks`` whose stored row is missing or out of date.
@@ -170,19 +171,61 @@ def plan_tokens(
     if tokens is None:
         return plan
     todo = [(i, hashes[i], token_text(b)) for i, b in wanted.items() if stored.get(i) != hashes[i]]
+    if todo:
+        store = EmbeddingCache(default_cache_path()) if cache is None else cache
+        try:
+            plan.rows = _made(tokens, plan.shape, todo, store, progress)
+        finally:
+            if cache is None:
+                store.close()
+    return plan
+
+
+def _made(
+    tokens: TokenModel,
+    shape: str,
+    todo: list[tuple[str, str, str]],
+    cache: EmbeddingCache,
+    progress: Progress,
+) -> list[tuple[str, str, bytes, bytes]]:
+    """Rows for ``todo`` (block id, text hash, text): from the embedding cache, which keeps them
+    across rebuilds and ``--at`` previews as it keeps vectors, or tokenised (and cached)."""
+    kind = f"tokens {shape}"
+    width = np.dtype(_id_type(tokens)).itemsize
+    cached = cache.get_blobs(kind, [h for _, h, _ in todo])
+    known = {k: _unpacked(b, width) for k, b in cached.items()}
+    missing = list({h: t for _, h, t in todo if known.get(h) is None}.items())
     table = tokens.token_table()
     id_type = _id_type(tokens)
-    for start in range(0, len(todo), TOKEN_BATCH):
-        batch = todo[start : start + TOKEN_BATCH]
-        for (block_id, key, _), ids in zip(
-            batch, tokens.token_ids([t for _, _, t in batch]), strict=True
-        ):
-            norms = window_norms(ids, table)
-            plan.rows.append(
-                (block_id, key, ids.astype(id_type).tobytes(), norms.astype("<f4").tobytes())
-            )
-        progress("tokens", min(start + TOKEN_BATCH, len(todo)), len(todo))
-    return plan
+    for start in range(0, len(missing), TOKEN_BATCH):
+        batch = missing[start : start + TOKEN_BATCH]
+        made: dict[str, bytes] = {}
+        for (key, _), ids in zip(batch, tokens.token_ids([t for _, t in batch]), strict=True):
+            norms = window_norms(ids, table).astype("<f4").tobytes()
+            known[key] = (ids.astype(id_type).tobytes(), norms)
+            made[key] = _packed(*known[key])
+        cache.put_blobs(kind, made)
+        progress("tokens", min(start + TOKEN_BATCH, len(missing)), len(missing))
+    rows = []
+    for block_id, key, _ in todo:
+        found = known[key]
+        assert found is not None  # every miss was made above
+        rows.append((block_id, key, *found))
+    return rows
+
+
+def _packed(ids: bytes, norms: bytes) -> bytes:
+    return len(ids).to_bytes(4, "little") + ids + norms
+
+
+def _unpacked(blob: bytes, width: int) -> tuple[bytes, bytes] | None:
+    """(ids, norms) of a cached row of ids ``width`` bytes wide; None for a row that does not
+    hold together (a miss)."""
+    size = int.from_bytes(blob[:4], "little")
+    ids, norms = blob[4 : 4 + size], blob[4 + size :]
+    if len(blob) < 4 or size % width or len(norms) != 4 * len(spans(size // width)[0]):
+        return None
+    return ids, norms
 
 
 def _stored_hashes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:

@@ -4,12 +4,16 @@ interaction reads them instead of tokenising; a block without a row is tokenised
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import numpy as np
+import numpy.typing as npt
 import pytest
 from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.adapters.static import StaticEmbedder
-from elfmem.index import EmbeddingCache, IndexDB, rebuild, sync
+from elfmem.index import EmbeddingCache, IndexDB, open_index, rebuild, sync
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 from elfmem.index.tokenrows import shape_of, stored_tokens, window_norms
 from elfmem.retrieval.late import LateScorer
@@ -151,3 +155,42 @@ def test_late_scores_are_the_same_from_stored_rows_and_from_the_text(
     )
     assert got == pytest.approx(by_text, abs=1e-6)
     assert got[bid(1)] > got[bid(2)]
+
+
+class _Counting(StaticEmbedder):
+    """The embedded model, counting the texts it tokenises for late interaction."""
+
+    tokenised = 0
+
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        type(self).tokenised += len(texts)
+        return super().token_ids(texts)
+
+
+def test_a_rebuilt_index_takes_its_rows_from_the_embedding_cache(
+    db: IndexDB, cache: EmbeddingCache, tmp_path: Path
+) -> None:
+    files = {
+        BUCKET: memory_file(block_text(bid(1), _long("harbour")), block_text(bid(2), _long("mill")))
+    }
+    model = _Counting()
+    sync(db, source_with(files), model, cache=cache)
+    assert _Counting.tokenised == 2
+    sql = "SELECT block_id, text_hash, shape, ids, norms FROM tokens ORDER BY block_id"
+    first = db.conn.execute(sql).fetchall()
+    fresh = open_index(tmp_path / "other" / "index.db")
+    try:
+        sync(fresh, source_with(files), model, cache=cache)
+        assert _Counting.tokenised == 2  # nothing tokenised again
+        assert fresh.conn.execute(sql).fetchall() == first
+        # a cached row that does not hold together is a miss, made again
+        kind = f"tokens {shape_of(model)}"
+        key = first[0][1]
+        cache.put_blobs(kind, {key: cache.get_blobs(kind, [key])[key][:-3]})
+        fresh.conn.execute("DELETE FROM tokens")
+        fresh.conn.execute("DELETE FROM meta WHERE key = 'token_shape'")
+        sync(fresh, source_with(files), model, cache=cache)
+        assert _Counting.tokenised == 3
+        assert fresh.conn.execute(sql).fetchall() == first
+    finally:
+        fresh.close()
