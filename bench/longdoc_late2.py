@@ -231,13 +231,15 @@ def rule_late2(
     feat: str = "",
     lj: float = 0.0,
     mix: float = 0.0,
+    mfeat: str = "",
     dm: float = 0.0,
     **_: Any,
 ) -> list[int]:
     """share x lexical + li x late + lj x feature + the rest x dense (each scaled over the ids).
 
     ``mix`` > 0 replaces late by ``(1 - mix) x late + mix x feature`` before its min-max (the two
-    raw scores share a scale where both are cosines). ``dm``: a share of the dense cosine min-max
+    raw scores share a scale where both are cosines); ``mfeat`` names another feature to mix in
+    that way while ``feat`` takes its own share ``lj``. ``dm``: a share of the dense cosine min-max
     scaled over the ids, beside its part scaled by the top (which spans 0.97-1 on sessions).
     """
     ids, lex, dense = candidates(q, vecs)
@@ -249,8 +251,8 @@ def rule_late2(
     if not f:
         return order({b: share * L.get(b, 0.0) + (1 - share - li) * D.get(b, 0.0) for b in ids})
     late = f["late"]
-    if feat and mix:
-        late = {b: (1 - mix) * late[b] + mix * f[feat][b] for b in ids}
+    if (mfeat or feat) and mix:
+        late = {b: (1 - mix) * late[b] + mix * f[mfeat or feat][b] for b in ids}
     X = _minmax(late)
     Y = _minmax(f[feat]) if feat and lj else {}
     M = _minmax({b: dense.get(b, 0.0) for b in ids}) if dm else {}
@@ -300,3 +302,20 @@ for _f in FEATS:
         + _grid(share=SHARES, li=[0.1], feat=[_f], lj=[0.025, 0.05, 0.1])
         + _grid(share=SHARES, li=[0.1], feat=[_f], mix=[0.25, 0.5]),
     )
+
+# near30 on a wider grid (lexical 0.3 and lj 0.075 as well), and near30 beside region25 mixed in
+LATE2_RULES["late2-near30-wide"] = (
+    rule_late2,
+    _grid(share=[0.2, 0.25, 0.3], li=[0.1], feat=["near30"], lj=[0.0, 0.025, 0.05, 0.075]),
+)
+LATE2_RULES["late2-near30-region25"] = (
+    rule_late2,
+    _grid(
+        share=SHARES,
+        li=[0.1],
+        feat=["near30"],
+        lj=[0.0, 0.025, 0.05],
+        mfeat=["region25"],
+        mix=[0.0, 0.5],
+    ),
+)
