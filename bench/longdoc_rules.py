@@ -446,3 +446,7 @@ RULES["bm25"] = (
 from longdoc_late import LATE_RULES  # noqa: E402  (registers the late-interaction rules)
 
 RULES.update(LATE_RULES)
+
+from longdoc_late2 import LATE2_RULES  # noqa: E402  (the eighth session's additions)
+
+RULES.update(LATE2_RULES)
