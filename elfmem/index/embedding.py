@@ -31,7 +31,7 @@ from elfmem.index.passagevecs import (
     write_passages,
 )
 from elfmem.index.queries import list_blocks, long_blocks, unvectored_blocks
-from elfmem.index.rows import CHUNK, chunks
+from elfmem.index.rows import CHUNK, pairs_among
 from elfmem.progress import Progress, silent
 
 TextFor = Callable[[Block], str]
@@ -144,12 +144,7 @@ def _embed(
 def _stored_hashes(conn: sqlite3.Connection, ids: list[str] | None) -> dict[str, str]:
     if ids is None:
         return dict(conn.execute("SELECT block_id, text_hash FROM vectors").fetchall())
-    found: dict[str, str] = {}
-    for chunk in chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT block_id, text_hash FROM vectors WHERE block_id IN ({marks})"
-        found.update(conn.execute(sql, chunk).fetchall())
-    return found
+    return pairs_among(conn, "SELECT block_id, text_hash FROM vectors WHERE block_id IN", ids)
 
 
 def write_plan(conn: sqlite3.Connection, plan: VectorPlan, diff: BlockDiff) -> bool:

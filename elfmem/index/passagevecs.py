@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from elfmem.block import passages as cutting
 from elfmem.block.model import Block
 from elfmem.index.embcache import Vector, text_hash
-from elfmem.index.rows import chunks
+from elfmem.index.rows import pairs_among
 
 TextFor = Callable[[Block], str]
 LONG_BLOCK_CHARS = 1000
@@ -86,12 +86,8 @@ def plan_passages(
 
 
 def stored_block_hashes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for chunk in chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT block_id, block_hash FROM passages WHERE ord = 0 AND block_id IN ({marks})"
-        found.update(conn.execute(sql, chunk).fetchall())
-    return found
+    sql = "SELECT block_id, block_hash FROM passages WHERE ord = 0 AND block_id IN"
+    return pairs_among(conn, sql, ids)
 
 
 def delete_passages(conn: sqlite3.Connection, ids: Iterable[str]) -> None:

@@ -83,6 +83,16 @@ def chunks(items: list[str]) -> Iterator[list[str]]:
         yield items[start : start + CHUNK]
 
 
+def pairs_among(conn: sqlite3.Connection, select: str, ids: list[str]) -> dict[str, str]:
+    """``select`` (two columns, a key and a value, and a WHERE that ends in ``IN``) over ``ids``
+    in chunks that stay under SQLite's bound-parameter limit: key -> value for the rows found."""
+    found: dict[str, str] = {}
+    for chunk in chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        found.update(conn.execute(f"{select} ({marks})", chunk).fetchall())
+    return found
+
+
 def wipe(conn: sqlite3.Connection) -> None:
     """Empty every derived table before a full rebuild (vectors stay, to be reused by hash)."""
     # Dropping FTS is ~40x cheaper than deleting its rows one document at a time.

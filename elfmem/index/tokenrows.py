@@ -26,7 +26,7 @@ import numpy.typing as npt
 from elfmem.block.model import Block
 from elfmem.index.embcache import EmbeddingCache, default_cache_path, text_hash
 from elfmem.index.passagevecs import LONG_BLOCK_CHARS
-from elfmem.index.rows import chunks
+from elfmem.index.rows import chunks, pairs_among
 from elfmem.progress import Progress, silent
 
 WINDOW = 5
@@ -174,7 +174,7 @@ def plan_tokens(
     if todo:
         store = EmbeddingCache(default_cache_path()) if cache is None else cache
         try:
-            plan.rows = _made(tokens, plan.shape, todo, store, progress)
+            plan.rows = _made(tokens, todo, store, progress)
         finally:
             if cache is None:
                 store.close()
@@ -183,18 +183,20 @@ def plan_tokens(
 
 def _made(
     tokens: TokenModel,
-    shape: str,
     todo: list[tuple[str, str, str]],
     cache: EmbeddingCache,
     progress: Progress,
 ) -> list[tuple[str, str, bytes, bytes]]:
     """Rows for ``todo`` (block id, text hash, text): from the embedding cache, which keeps them
     across rebuilds and ``--at`` previews as it keeps vectors, or tokenised (and cached)."""
-    kind = f"tokens {shape}"
+    kind = f"tokens {shape_of(tokens)}"
     width = np.dtype(_id_type(tokens)).itemsize
-    cached = cache.get_blobs(kind, [h for _, h, _ in todo])
-    known = {k: _unpacked(b, width) for k, b in cached.items()}
-    missing = list({h: t for _, h, t in todo if known.get(h) is None}.items())
+    known: dict[str, tuple[bytes, bytes]] = {}
+    for key, blob in cache.get_blobs(kind, [h for _, h, _ in todo]).items():
+        row = _unpacked(blob, width)
+        if row is not None:
+            known[key] = row
+    missing = list({h: t for _, h, t in todo if h not in known}.items())
     table = tokens.token_table()
     id_type = _id_type(tokens)
     for start in range(0, len(missing), TOKEN_BATCH):
@@ -206,12 +208,7 @@ def _made(
             made[key] = _packed(*known[key])
         cache.put_blobs(kind, made)
         progress("tokens", min(start + TOKEN_BATCH, len(missing)), len(missing))
-    rows = []
-    for block_id, key, _ in todo:
-        found = known[key]
-        assert found is not None  # every miss was made above
-        rows.append((block_id, key, *found))
-    return rows
+    return [(block_id, key, *known[key]) for block_id, key, _ in todo]
 
 
 def _packed(ids: bytes, norms: bytes) -> bytes:
@@ -229,12 +226,7 @@ def _unpacked(blob: bytes, width: int) -> tuple[bytes, bytes] | None:
 
 
 def _stored_hashes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for chunk in chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT block_id, text_hash FROM tokens WHERE block_id IN ({marks})"
-        found.update(conn.execute(sql, chunk).fetchall())
-    return found
+    return pairs_among(conn, "SELECT block_id, text_hash FROM tokens WHERE block_id IN", ids)
 
 
 def write_tokens(
