@@ -42,7 +42,17 @@ from elfmem.index.tokenrows import (
     window_norms,
 )
 
-__all__ = ["CACHED_TOKENS", "LATE_SHARE", "STRIDE", "WINDOW", "Late", "LateScorer", "late_fn"]
+__all__ = [
+    "CACHED_TOKENS",
+    "LATE_SHARE",
+    "STRIDE",
+    "WINDOW",
+    "Late",
+    "LateScorer",
+    "late_fn",
+    "remembered",
+    "scorer_for",
+]
 
 LATE_SHARE = 0.1
 """Weight of the min-max scaled late-interaction score in score fusion."""
