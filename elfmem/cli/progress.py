@@ -23,6 +23,7 @@ LABELS = {
     "check": "Checking",
     "parse": "Parsing files",
     "embed": "Embedding",
+    "tokens": "Storing tokens",
     "dream": "Dreaming",
 }
 
