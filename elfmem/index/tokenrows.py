@@ -121,17 +121,11 @@ class TokenPlan:
     """Blocks whose stored row no longer matches their text (or that are short now)."""
     reset: bool = False
     """The shape changed (another model or window, or an index that predates rows): all go."""
-    ready: bool = True
 
     @property
     def due(self) -> bool:
         """There is something to write even when no block changed (a new shape, a backfill)."""
         return bool(self.rows) or self.reset
-
-
-def tokens_ready(conn: sqlite3.Connection) -> bool:
-    sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tokens'"
-    return conn.execute(sql).fetchone() is not None
 
 
 def plan_tokens(
@@ -153,9 +147,7 @@ def plan_tokens(
     sync without vectors) plans no row, and the next sync with vectors makes the dropped ones
     again (their blocks lost their vectors too, so it embeds them).
     """
-    plan = TokenPlan(ready=tokens_ready(conn))
-    if not plan.ready:
-        return plan
+    plan = TokenPlan()
     tokens = token_model(model)
     if tokens is not None:
         plan.shape = shape_of(tokens)
@@ -233,8 +225,6 @@ def write_tokens(
     conn: sqlite3.Connection, plan: TokenPlan, removed: Iterable[str], full: bool
 ) -> None:
     """Store ``plan`` inside the sync's write transaction, and drop rows of removed blocks."""
-    if not plan.ready:
-        return
     if full:
         conn.execute("DELETE FROM tokens WHERE block_id NOT IN (SELECT id FROM blocks)")
     if plan.reset:
@@ -252,8 +242,6 @@ def stored_tokens(
     conn: sqlite3.Connection, ids: Sequence[str], shape: str
 ) -> dict[str, tuple[Ids, Norms]]:
     """The stored (token ids, window norms) of those of ``ids`` that have a row of ``shape``."""
-    if not tokens_ready(conn):
-        return {}
     id_type = shape.rsplit(" ", 1)[-1]
     found: dict[str, tuple[Ids, Norms]] = {}
     for chunk in chunks(list(ids)):

@@ -12,18 +12,14 @@ Chosen on the long-document replay by leave-one-conversation-out, one setting pe
 forms (docs/benchmarks.md, "Late interaction with the static token vectors"): windows of 5 tokens,
 no IDF weighting, share 0.1 beside a lexical share of 0.2.
 
-A long block's token ids and window norms come from the index, which stores them at sync
-(``index.tokenrows``), so a recall in a new process does not tokenise its long candidates. Other
-blocks (short ones, or long ones captured since the last sync with vectors) are tokenised here and
-kept between recalls (``LateScorer``, bounded by ``CACHED_TOKENS``).
+A long block's token ids and window norms come from the index, which stores them at the sync
+with vectors that every recall runs first (``index.tokenrows``), so a recall in a new process does
+not tokenise its long candidates. A short candidate has no row and is tokenised here, which takes
+microseconds.
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -39,25 +35,15 @@ from elfmem.index.tokenrows import (
     Norms,
     shape_of,
     stored_tokens,
+    token_model,
     window_norms,
 )
+from elfmem.index.tokenrows import TokenModel as StoredTokenModel
 
-__all__ = [
-    "CACHED_TOKENS",
-    "LATE_SHARE",
-    "STRIDE",
-    "WINDOW",
-    "Late",
-    "LateScorer",
-    "late_fn",
-    "remembered",
-    "scorer_for",
-]
+__all__ = ["LATE_SHARE", "STRIDE", "WINDOW", "Late", "LateScorer", "late_fn", "remembered"]
 
 LATE_SHARE = 0.1
 """Weight of the min-max scaled late-interaction score in score fusion."""
-CACHED_TOKENS = 2_000_000
-"""Tokens of unstored block text whose ids and window norms a scorer keeps (~12 bytes each)."""
 STOP_TOKENS = STOP_WORDS
 """Query tokens that carry no subject (the lexical search's stop words)."""
 
@@ -65,22 +51,12 @@ Late = Callable[[IndexDB, str, Sequence[str]], dict[str, float]]
 """Late-interaction scores of the given blocks (by id, read from the index) for a query."""
 
 
-class TokenModel(Protocol):
-    """A static embedding model that exposes its tokens (``adapters.static.StaticEmbedder``)."""
-
-    @property
-    def identity(self) -> str: ...
+class TokenModel(StoredTokenModel, Protocol):
+    """A static embedding model that exposes its tokens (``adapters.static.StaticEmbedder``),
+    spelled out too, to tell a query's content words from its stop words."""
 
     def tokens(self, text: str) -> tuple[list[str], Ids]:
         """The text's tokens as the tokenizer spells them and their rows of the table."""
-        ...
-
-    def token_ids(self, texts: Sequence[str]) -> list[Ids]:
-        """Each text's token ids (as ``tokens`` gives them), tokenised in one batch."""
-        ...
-
-    def token_table(self) -> npt.NDArray[np.float32]:
-        """The model's token vectors, one row per token id."""
         ...
 
 
@@ -89,15 +65,10 @@ Windows = tuple[Ids, Norms]
 
 
 class LateScorer:
-    """Late-interaction scores for one model: stored windows from the index, the rest kept here."""
+    """Late-interaction scores for one model: stored windows from the index, the rest tokenised."""
 
-    def __init__(self, model: TokenModel, cached_tokens: int = CACHED_TOKENS) -> None:
+    def __init__(self, model: TokenModel) -> None:
         self.model = model
-        self.cached_tokens = cached_tokens
-        self._lock = threading.Lock()
-        self._blocks: OrderedDict[bytes, Windows] = OrderedDict()
-        self._held = 0
-        self._shape: str | None = None
 
     def scores(self, db: IndexDB, query: str, ids: Sequence[str]) -> dict[str, float]:
         """Per block: the mean over the query's content tokens of each one's best window cosine.
@@ -159,10 +130,8 @@ class LateScorer:
 
     def windows(self, db: IndexDB, ids: Sequence[str]) -> dict[str, Windows]:
         """Each held block's windows, in ``ids``' order: stored rows first, the rest tokenised."""
-        if self._shape is None:
-            self._shape = shape_of(self.model)
         wanted = list(dict.fromkeys(ids))
-        stored = stored_tokens(db.conn, wanted, self._shape)
+        stored = stored_tokens(db.conn, wanted, shape_of(self.model))
         missing = [i for i in wanted if i not in stored]
         if missing:
             rows = queries.get_blocks(db, missing)
@@ -171,29 +140,9 @@ class LateScorer:
         return {i: stored[i] for i in wanted if i in stored}
 
     def from_texts(self, texts: list[str]) -> list[Windows]:
-        """Each text's windows: kept ones as they are, the others tokenised in one batch."""
-        keys = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
-        found: dict[bytes, Windows] = {}
-        with self._lock:
-            for key in keys:
-                hit = self._blocks.get(key)
-                if hit is not None:
-                    self._blocks.move_to_end(key)
-                    found[key] = hit
-        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
-        if missing:
-            table = self.model.token_table()
-            made = self.model.token_ids(list(missing.values()))
-            with self._lock:
-                for key, ids in zip(missing, made, strict=True):
-                    found[key] = entry = (ids, window_norms(ids, table))
-                    if key not in self._blocks:
-                        self._blocks[key] = entry
-                        self._held += len(ids)
-                while self._held > self.cached_tokens and len(self._blocks) > 1:
-                    _, old = self._blocks.popitem(last=False)
-                    self._held -= len(old[0])
-        return [found[key] for key in keys]
+        """Each text's windows, tokenised in one batch."""
+        table = self.model.token_table()
+        return [(ids, window_norms(ids, table)) for ids in self.model.token_ids(texts)]
 
 
 def _layout(
@@ -234,26 +183,11 @@ def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return out
 
 
-_SCORERS: weakref.WeakKeyDictionary[object, LateScorer] = weakref.WeakKeyDictionary()
-_SCORERS_LOCK = threading.Lock()
-
-
-def scorer_for(model: object) -> LateScorer | None:
-    """The scorer kept for ``model``, made on first use; None if the model has no tokens."""
-    names = ("tokens", "token_ids", "token_table")
-    if not all(callable(getattr(model, n, None)) for n in names):
-        return None
-    with _SCORERS_LOCK:
-        scorer = _SCORERS.get(model)
-        if scorer is None:
-            scorer = _SCORERS[model] = LateScorer(model)  # type: ignore[arg-type]
-        return scorer
-
-
 def late_fn(model: object) -> Late | None:
     """``LateScorer.scores`` for ``model``, or None when it cannot score late (not static)."""
-    scorer = scorer_for(model)
-    return None if scorer is None else scorer.scores
+    if token_model(model) is None or not callable(getattr(model, "tokens", None)):
+        return None
+    return LateScorer(model).scores  # type: ignore[arg-type]
 
 
 def remembered(late: Late) -> Late:
