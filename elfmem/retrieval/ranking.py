@@ -95,6 +95,8 @@ def order(
             notes.setdefault(i, "in the inbox: not yet consolidated")
         elif truth.is_refuted(state):
             notes.setdefault(i, "refuted by outcomes")
+        elif truth.is_contested(state):
+            notes.setdefault(i, "contested: refuted as often as confirmed")
     stale = [placed.standing.get(i, states[i]) for i in range(len(rows))]
     refuted = {
         i
@@ -105,9 +107,13 @@ def order(
     out = [Ranked(i, score[i], score[i], "guaranteed", notes.get(i, "")) for i in first]
     room = max(0, k - len(out))
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
+    contested = [i for i in relevant if truth.is_contested(stale[i])]
+    standing = [i for i in relevant if i not in set(contested)]
     winners = placed.winners
-    picks = _diverse(rows, relevant, score, room, vectors, use_mmr, lam, winners, twin)
-    picks = winners_first(picks, placed.above, set(relevant))
+    picks = _diverse(rows, standing, score, room, vectors, use_mmr, lam, winners, twin)
+    picks = winners_first(picks, placed.above, set(standing))
+    unrefuted = {i for i in standing if truth.is_unrefuted(stale[i])}
+    picks = behind_unrefuted(picks, contested, unrefuted, score, room)
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     room = max(0, k - len(out))
@@ -146,6 +152,35 @@ def winners_first(
         if not moved:
             break
     return list(zip(order, gains, strict=True))
+
+
+def behind_unrefuted(
+    picks: list[tuple[int, float]],
+    contested: Sequence[int],
+    unrefuted: set[int],
+    score: Sequence[float],
+    k: int,
+) -> list[tuple[int, float]]:
+    """The top ``k`` with each contested block added below every unrefuted one.
+
+    Below the last unrefuted pick a contested block takes its place by score among the picks
+    that drew refutations too; past the top ``k`` it is left out, so it leaves the top ``k`` as
+    soon as ``k`` other blocks bear on the query (``picks`` holds the best ``k`` of them). Gains
+    stay with their positions, so they still never increase down the list.
+    """
+    if not contested:
+        return picks
+    order = [i for i, _ in picks]
+    gains = [g for _, g in picks]
+    floor = max((at for at, i in enumerate(order) if i in unrefuted), default=-1) + 1
+    for c in sorted(contested, key=lambda i: -score[i]):
+        at = floor
+        while at < len(order) and score[order[at]] >= score[c]:
+            at += 1
+        order.insert(at, c)
+        gains.append(float(score[c]))
+    gains.sort(reverse=True)
+    return list(zip(order, gains, strict=True))[:k]
 
 
 def _diverse(

@@ -10,8 +10,9 @@ Three rules, each a pure function here and applied in ``pipeline``:
   one that keeps being confirmed, towards 0.5 for one that keeps failing; one refutation costs
   a tenth, because it may be a mistake. A refuted block (``is_refuted``: three net
   refutations, or any once five refutations are in) ranks below every relevant block that is
-  not refuted, whatever its relevance. A block with more refutations than confirmations earns
-  nothing from reinforcement or centrality.
+  not refuted, whatever its relevance. A block with five refutations and as many confirmations
+  (``is_contested``) ranks below every relevant block that nothing has refuted. A block with
+  more refutations than confirmations earns nothing from reinforcement or centrality.
 - **Corrections win, unless refuted.** When a newer block is a candidate revision of an older one
   (a learned ``revises`` edge, or a declared ``supersedes``), the newer ranks directly above the
   older and the older is marked with the newer's id. A correction keeps that place while the
@@ -63,6 +64,24 @@ def is_refuted(state: BlockState) -> bool:
     net = net_refutations(state)
     refuting = state.beta - JEFFREYS_PRIOR[1]
     return net >= REFUTED_MARGIN or (net > 0.0 and refuting >= REFUTED_AFTER)
+
+
+def is_contested(state: BlockState) -> bool:
+    """Five refutations or more, offset by confirmations that lead them by less than one outcome:
+    not refuted, and not to be ranked as if nothing had been said against it.
+
+    Such a record is as likely for a right block as for a misleading one when a tenth of outcomes
+    are mistaken, so it is not taken out. But a block nobody has refuted is the better bet: a
+    contested block ranks below every relevant block without refutations (``is_unrefuted``) and
+    keeps its place among the rest, where it still draws outcomes that settle it.
+    """
+    refuting = state.beta - JEFFREYS_PRIOR[1]
+    return refuting >= REFUTED_AFTER and net_refutations(state) > -1.0 and not is_refuted(state)
+
+
+def is_unrefuted(state: BlockState) -> bool:
+    """No refuting outcome weight at all."""
+    return state.beta <= JEFFREYS_PRIOR[1]
 
 
 def earns_use(state: BlockState) -> bool:

@@ -108,6 +108,29 @@ def test_a_refuted_block_leaves_the_top_five_within_five_negative_outcomes(repo:
     arun(system.close())
 
 
+def test_a_block_refuted_five_times_and_confirmed_as_often_leaves_for_unrefuted_ones(
+    repo: Path,
+) -> None:
+    """Five mistaken confirmations must not keep a block that drew five refutations above the
+    blocks nothing was said against: it ranks below them, and out of the top 5 when five of them
+    bear on the question. One more confirmation and it ranks by its score again."""
+    system, _ = arun(MemorySystem.init(repo))
+    facts = [f"Queue worker {w} drains the billing queue in batches" for w in WORKERS]
+    arun(system.remember_many([{"content": c} for c in facts]))
+    arun(system.dream())
+    query = "which worker drains the billing queue"
+    target = _ids(arun(system.recall(query, top_k=5, reinforce=False)))[0]
+    for signal in [1.0, 0.0] * 5:
+        arun(system.outcome([target], signal))
+    assert target not in _ids(arun(system.recall(query, top_k=5, reinforce=False)))
+    wide = arun(system.recall(query, top_k=8, reinforce=False)).blocks
+    assert [b.id for b in wide][-1] == target
+    assert wide[-1].tier == "relevant" and "contested" in wide[-1].note
+    arun(system.outcome([target], 1.0))
+    assert _ids(arun(system.recall(query, top_k=5, reinforce=False)))[0] == target
+    arun(system.close())
+
+
 def test_a_confirmed_block_rises_above_equally_relevant_ones(repo: Path) -> None:
     """Confirmations lift a block by at most 12% (truth.CONFIRMED_MAX), so it rises above blocks
     of similar relevance, not above any block: fused relevance spreads eight sentences that

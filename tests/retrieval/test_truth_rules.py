@@ -70,6 +70,16 @@ def test_a_misleading_block_is_refuted_by_its_fifth_refutation_unless_confirmed_
             break
 
 
+def test_contested_is_five_refutations_that_confirmations_do_not_outweigh() -> None:
+    assert truth.is_contested(state(confirmed=5, refuted=5))
+    assert truth.is_contested(state(confirmed=9.5, refuted=9))  # a lead of less than one outcome
+    assert not truth.is_contested(state(confirmed=4, refuted=4))  # not five refutations yet
+    assert not truth.is_contested(state(confirmed=6, refuted=5))  # confirmed more: it leans right
+    assert not truth.is_contested(state(confirmed=4, refuted=5))  # refuted, a tier of its own
+    assert truth.is_unrefuted(state(confirmed=3)) and truth.is_unrefuted(state())
+    assert not truth.is_unrefuted(state(confirmed=3, refuted=0.2))
+
+
 def test_only_blocks_not_more_often_refuted_earn_from_use() -> None:
     assert truth.earns_use(state()) and truth.earns_use(state(confirmed=1, refuted=1))
     assert not truth.earns_use(state(refuted=1))
