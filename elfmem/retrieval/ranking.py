@@ -165,12 +165,15 @@ def behind_unrefuted(
 
     Below the last unrefuted pick a contested block takes its place by score among the picks
     that drew refutations too; past the top ``k`` it is left out, so it leaves the top ``k`` as
-    soon as ``k`` other blocks bear on the query (``picks`` holds the best ``k`` of them). Gains
-    stay with their positions, so they still never increase down the list.
+    soon as ``k`` other blocks bear on the query (``picks`` holds the best ``k`` of them), and
+    whenever an unrefuted block (``unrefuted``: all of them among the candidates) is past it.
+    Gains stay with their positions, so they still never increase down the list.
     """
     if not contested:
         return picks
     order = [i for i, _ in picks]
+    if unrefuted - set(order):  # an unrefuted block past the top k: contested ones come later
+        return picks
     gains = [g for _, g in picks]
     floor = max((at for at, i in enumerate(order) if i in unrefuted), default=-1) + 1
     for c in sorted(contested, key=lambda i: -score[i]):

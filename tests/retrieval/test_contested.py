@@ -62,6 +62,16 @@ def test_a_contested_block_leaves_the_top_k_when_k_unrefuted_blocks_bear_on_the_
     assert [name for name, _, _ in got] == ["b1", "b2", "b0"]
 
 
+def test_a_contested_block_never_takes_a_place_above_an_unrefuted_block_past_the_top_k() -> None:
+    # b1 drew a refutation and outscores b2, which nothing refuted: the top 2 is b3 and b1, and
+    # b0 must not come back above b2 merely because b2 fell past the top 2.
+    states = [CONTESTED, state(1, 1), state(), state(2)]
+    got = _rank([1.0, 0.9, 0.3, 0.95], states, 2)
+    assert [name for name, _, _ in got] == ["b3", "b1"]
+    got = _rank([1.0, 0.9, 0.3, 0.95], states, 4)
+    assert [name for name, _, _ in got] == ["b3", "b1", "b2", "b0"]
+
+
 def test_behind_unrefuted_keeps_gains_falling_and_its_length() -> None:
     picks = [(1, 0.8), (2, 0.5), (3, 0.4)]
     out = behind_unrefuted(picks, [0], {1}, [0.9, 0.8, 0.5, 0.4], 3)
@@ -96,7 +106,7 @@ def test_the_rule_moves_only_contested_blocks(
     shown_others = [n for n in got if n not in contested]
     assert shown_others == without[: len(shown_others)]  # the others keep their order
     assert len(shown_others) == min(k, len(without)) or len(got) == k
-    for c in contested & set(got):
-        assert all(got.index(u) < got.index(c) for u in unrefuted & set(got))
+    for c in contested & set(got):  # every unrefuted block is shown, and above it
+        assert all(u in got and got.index(u) < got.index(c) for u in unrefuted)
     for u in unrefuted & set(without[:k]):
         assert u in got
