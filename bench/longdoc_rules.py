@@ -450,3 +450,7 @@ RULES.update(LATE_RULES)
 from longdoc_late2 import LATE2_RULES  # noqa: E402  (the eighth session's additions)
 
 RULES.update(LATE2_RULES)
+
+from longdoc_qpp import QPP_RULES  # noqa: E402  (the ninth session's)
+
+RULES.update(QPP_RULES)
