@@ -107,13 +107,14 @@ def order(
     out = [Ranked(i, score[i], score[i], "guaranteed", notes.get(i, "")) for i in first]
     room = max(0, k - len(out))
     relevant = [i for i in range(len(rows)) if i not in guaranteed | refuted]
-    contested = [i for i in relevant if truth.is_contested(stale[i])]
-    standing = [i for i in relevant if i not in set(contested)]
+    contested = {i for i in relevant if truth.is_contested(stale[i])}
+    standing = [i for i in relevant if i not in contested]
     winners = placed.winners
     picks = _diverse(rows, standing, score, room, vectors, use_mmr, lam, winners, twin)
     picks = winners_first(picks, placed.above, set(standing))
-    unrefuted = {i for i in standing if truth.is_unrefuted(stale[i])}
-    picks = behind_unrefuted(picks, contested, unrefuted, score, room)
+    if contested:
+        unrefuted = {i for i in standing if truth.is_unrefuted(stale[i])}
+        picks = behind_unrefuted(picks, sorted(contested), unrefuted, score, room)
     for i, gain in picks:
         out.append(Ranked(i, gain, score[i], "relevant", notes.get(i, "")))
     room = max(0, k - len(out))
