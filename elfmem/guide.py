@@ -343,7 +343,7 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "accept_amendment(proposal=...)",
     ),
     "review_corpus": (
-        "A hygiene pass: superseded, refuted, contradicted, old or low-confidence blocks.",
+        "A hygiene pass: superseded, refuted, contested, contradicted, old or doubtful blocks.",
         "Mid-task.",
         "ms; apply=True is one commit",
         "CorpusReview (archive / recheck proposals)",

@@ -83,7 +83,7 @@ def revert(ctx: click.Context, json_: bool) -> None:
 @json_option
 @click.pass_context
 def corpus(ctx: click.Context, apply: bool, json_: bool) -> None:
-    """Stale active blocks (superseded, refuted, contradicted, old, low confidence) as proposals."""
+    """Stale blocks as proposals: superseded, refuted, contested, contradicted, old, doubtful."""
     emit(run(ctx, json_, lambda s: s.review_corpus(apply)), json_)
 
 

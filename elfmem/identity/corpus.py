@@ -1,8 +1,9 @@
 """Corpus review: deterministic staleness over active knowledge, as proposals a person can apply.
 
-Each active block (never a constitutional or pinned one) is checked for five signs of staleness:
-superseded by a live block, refuted by outcomes (low confidence with evidence), contradicted by
-a live block, old and never used, or simply low confidence. The first two are proposed for
+Each active block (never a constitutional or pinned one) is checked for six signs of staleness:
+superseded by a live block, refuted by outcomes (recall's own rule, ``truth.is_refuted``),
+contested by outcomes (``truth.is_contested``: refuted as often as confirmed), contradicted by a
+live block, old and never used, or simply low confidence. The first two are proposed for
 archiving; the rest for a re-check, since only a person or the agent can say whether they still
 hold. ``apply`` archives the archive proposals in one commit that ``undo`` reverts.
 """
@@ -14,7 +15,8 @@ from typing import Any
 
 from elfmem.block.text import preview
 from elfmem.index import queries
-from elfmem.retrieval.confidence import beta_evidence, beta_mean
+from elfmem.retrieval import truth
+from elfmem.retrieval.confidence import JEFFREYS_PRIOR, beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.curate import archive_blocks
@@ -22,7 +24,6 @@ from elfmem.rhythms.results import Result
 
 OLD_HOURS = 200.0
 """Active (session) hours since last use past which a never-reinforced block is old."""
-REFUTED_BELOW = 0.25
 LOW_BELOW = 0.4
 MIN_EVIDENCE = 1.0
 """Outcome weight a confidence must rest on before it counts as low (the prior alone is 0.5)."""
@@ -66,8 +67,14 @@ def _reasons(core: Core, rows: list[queries.BlockRow]) -> dict[str, tuple[str, s
         evidence = beta_evidence(st.alpha, st.beta)
         if row.id in superseded:
             out[row.id] = ("archive", f"superseded by {superseded[row.id]}")
-        elif conf < REFUTED_BELOW and evidence >= MIN_EVIDENCE:
+        elif truth.is_refuted(st):  # as recall and curate: two mistaken 0.0s archive nothing
             out[row.id] = ("archive", f"refuted (confidence {conf:.2f})")
+        elif truth.is_contested(st):
+            confirmed, refuted = st.alpha - JEFFREYS_PRIOR[0], st.beta - JEFFREYS_PRIOR[1]
+            out[row.id] = (
+                "recheck",
+                f"contested: confirmed {confirmed:g} times, refuted {refuted:g} times",
+            )
         elif row.id in contradicted:
             out[row.id] = ("recheck", f"contradicted by {contradicted[row.id]}")
         elif st.hours_since_use > OLD_HOURS and st.reinforcements == 0:

@@ -332,7 +332,8 @@ IDENTITY: tuple[ToolSpec, ...] = (
         "review_corpus",
         "destructive",
         False,
-        "Find stale active blocks (superseded, refuted, contradicted, old, low confidence) and "
+        "Find stale active blocks (superseded, refuted, contested, contradicted, old, low "
+        "confidence) and "
         "propose archive or re-check; apply archives the archive proposals in one commit that "
         'elfmem_undo reverts. Example: {} or {"apply": true}',
         (Param("apply", bool, "Archive the archive proposals now."),),

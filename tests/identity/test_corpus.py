@@ -18,6 +18,8 @@ def test_staleness_proposals_and_one_undoable_commit(repo: Path) -> None:
             "old": "The build uses Python 3.9.",
             "new": "The build uses Python 3.11.",
             "refuted": "The flaky test is caused by the network.",
+            "twice": "The nightly job retries three times.",
+            "contested": "The queue drains in batches of fifty.",
             "doubted": "The cache is warmed at boot.",
             "disputed": "Deploys happen on Fridays.",
             "fine": "The linter runs in CI.",
@@ -27,7 +29,10 @@ def test_staleness_proposals_and_one_undoable_commit(repo: Path) -> None:
         await system.dream(max_blocks=20, no_llm=True)
         await system.connect(ids["new"], ids["old"], "supersedes")
         await system.connect(pinned.block_id, ids["disputed"], "contradicts")
-        await system.outcome([ids["refuted"]], 0.0, weight=2)
+        await system.outcome([ids["refuted"]], 0.0, weight=3)
+        await system.outcome([ids["twice"]], 0.0, weight=2)  # may be two mistakes: recall keeps it
+        await system.outcome([ids["contested"]], 1.0, weight=5)
+        await system.outcome([ids["contested"]], 0.0, weight=5)
         await system.outcome([ids["doubted"]], 0.2, weight=2)
         await system.outcome([pinned.block_id], 0.0, weight=5)
 
@@ -38,11 +43,15 @@ def test_staleness_proposals_and_one_undoable_commit(repo: Path) -> None:
         assert got == {
             ids["old"]: "archive",
             ids["refuted"]: "archive",
+            ids["twice"]: "recheck",
+            ids["contested"]: "recheck",
             ids["disputed"]: "recheck",
             ids["doubted"]: "recheck",
         }  # never the pinned block, never the constitution, never the fine one
         reasons = {p["block_id"]: p["reason"] for p in found.proposals}
         assert reasons[ids["old"]] == f"superseded by {ids['new']}"
+        assert reasons[ids["twice"]].startswith("low confidence")
+        assert reasons[ids["contested"]] == "contested: confirmed 5 times, refuted 5 times"
 
         applied = await system.review_corpus(apply=True)
         assert applied.commit_id is not None
