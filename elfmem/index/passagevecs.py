@@ -24,6 +24,14 @@ LONG_BLOCK_CHARS = 1000
 short note stays one vector, exactly as before passages existed."""
 PASSAGE_CHARS: int = cutting.PASSAGE_CHARS
 PASSAGE_OVERLAP: int = cutting.PASSAGE_OVERLAP
+
+
+def is_long(text: str) -> bool:
+    """A long block: past ``LONG_BLOCK_CHARS``, so it is indexed by passages, stored with its
+    tokens (``tokenrows``), fused by score and exempt from diversity among long blocks."""
+    return len(text) > LONG_BLOCK_CHARS
+
+
 SHAPE = f"passages {LONG_BLOCK_CHARS}:{PASSAGE_CHARS}/{PASSAGE_OVERLAP}"
 """Names the passage sizes the stored rows were cut with (``meta.passage_shape``)."""
 

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from elfmem.block.model import Block
 from elfmem.index.embcache import EmbeddingCache, default_cache_path, text_hash
-from elfmem.index.passagevecs import LONG_BLOCK_CHARS
+from elfmem.index.passagevecs import is_long
 from elfmem.index.rows import chunks, pairs_among
 from elfmem.progress import Progress, silent
 
@@ -100,11 +100,6 @@ def window_norms(ids: Ids, table: npt.NDArray[np.float32]) -> Norms:
     return norms
 
 
-def needs_row(block: Block) -> bool:
-    """Long blocks get a stored row; a short one tokenises in microseconds at recall."""
-    return len(block.content) > LONG_BLOCK_CHARS
-
-
 def token_text(block: Block) -> str:
     """What late interaction reads of a block: its content (the cue is a label, not the text)."""
     return block.content
@@ -152,11 +147,11 @@ def plan_tokens(
     if tokens is not None:
         plan.shape = shape_of(tokens)
         plan.reset = meta.get("token_shape") != plan.shape
-    wanted = {i: b for i, b in blocks.items() if needs_row(b)}
+    wanted = {i: b for i, b in blocks.items() if is_long(b.content)}  # short ones: at recall
     if plan.reset:
         removed = set(gone)
         held = (b for b in long_blocks() if b.id not in removed and b.id not in wanted)
-        wanted.update((b.id, b) for b in held if needs_row(b))
+        wanted.update((b.id, b) for b in held if is_long(b.content))
     stored = {} if plan.reset else _stored_hashes(conn, list(blocks))
     hashes = {i: text_hash(token_text(b)) for i, b in wanted.items()}
     plan.drop = [i for i in stored if hashes.get(i) != stored[i]]
@@ -210,9 +205,11 @@ def _packed(ids: bytes, norms: bytes) -> bytes:
 def _unpacked(blob: bytes, width: int) -> tuple[bytes, bytes] | None:
     """(ids, norms) of a cached row of ids ``width`` bytes wide; None for a row that does not
     hold together (a miss)."""
+    if len(blob) < 4:
+        return None
     size = int.from_bytes(blob[:4], "little")
     ids, norms = blob[4 : 4 + size], blob[4 + size :]
-    if len(blob) < 4 or size % width or len(norms) != 4 * len(spans(size // width)[0]):
+    if size % width or len(norms) != 4 * len(spans(size // width)[0]):
         return None
     return ids, norms
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from elfmem.errors import InvalidInput
 from elfmem.index import FieldWeights, IndexDB, queries
-from elfmem.index.passagevecs import LONG_BLOCK_CHARS
+from elfmem.index.passagevecs import is_long
 from elfmem.index.termhits import TermHits, fts_idf, term_hits
 from elfmem.retrieval import fusion
 from elfmem.retrieval.late import Late
@@ -143,4 +143,4 @@ def smoothed_lexical(hits: TermHits) -> dict[str, float]:
 def mostly_long(db: IndexDB, ids: Sequence[str]) -> bool:
     """More than half of ``ids`` are long blocks (cut into passages by the index)."""
     rows = queries.get_blocks(db, ids).values()
-    return 2 * sum(len(r.content) > LONG_BLOCK_CHARS for r in rows) > len(ids) > 0
+    return 2 * sum(is_long(r.content) for r in rows) > len(ids) > 0

@@ -44,8 +44,6 @@ __all__ = ["LATE_SHARE", "STRIDE", "WINDOW", "Late", "LateScorer", "late_fn", "r
 
 LATE_SHARE = 0.1
 """Weight of the min-max scaled late-interaction score in score fusion."""
-STOP_TOKENS = STOP_WORDS
-"""Query tokens that carry no subject (the lexical search's stop words)."""
 
 Late = Callable[[IndexDB, str, Sequence[str]], dict[str, float]]
 """Late-interaction scores of the given blocks (by id, read from the index) for a query."""
@@ -120,7 +118,7 @@ class LateScorer:
         kept: list[int] = []
         for word, token in zip(words, ids.tolist(), strict=True):
             bare = word.removeprefix("##")
-            if word in STOP_TOKENS or not any(c.isalnum() for c in bare):
+            if word in STOP_WORDS or not any(c.isalnum() for c in bare):
                 continue
             if len(bare) == 1 and not bare.isdigit() and not word.startswith("##"):
                 continue

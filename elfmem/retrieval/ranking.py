@@ -18,7 +18,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from elfmem.index.passagevecs import LONG_BLOCK_CHARS
+from elfmem.index.passagevecs import is_long
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval import mmr, signals, truth
 from elfmem.retrieval.state import BlockState
@@ -216,7 +216,7 @@ def _diverse(
     for x, i in enumerate(head):
         if i in winners:  # a holding correction never pays for resembling what it corrects
             exempt[x, :] |= sims[x, :] >= twin
-    long = np.array([len(rows[i].content) > LONG_BLOCK_CHARS for i in head], dtype=bool)
+    long = np.array([is_long(rows[i].content) for i in head], dtype=bool)
     exempt |= np.outer(long, long)  # long pairs: see the note above Vectors
     picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
