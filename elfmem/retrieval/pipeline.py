@@ -316,7 +316,8 @@ def run_frame(
     searched = not spec.queryless and bool((query or "").strip())
     span = dates.named_span(query or "", s.today or datetime.now(UTC).date()) if searched else None
     if span is not None:
-        rel = _boost_in_span(rel, [_within(r.said, span) for r in rows], s.time_boost)
+        inside = [_within(r.said, span) for r in rows]
+        rel = ranking.lift_in_time(rel, inside, s.time_boost, s.time_lift_max)
     show_said = span is not None or (searched and dates.asks_when(query or ""))
     shown = {} if spec.queryless or not (query or "").strip() else sims  # no search scored them
     raw = _signals(rows, shown, {r.id: x for r, x in zip(rows, st, strict=True)})
@@ -342,19 +343,6 @@ def run_frame(
     return answer.packed(
         spec, query, ranked, agent_name, self_text, f.excluded_count, len(rows), bearing, k, said
     )
-
-
-def _boost_in_span(
-    rel: npt.NDArray[np.float64], inside: Sequence[bool], boost: float
-) -> npt.NDArray[np.float64]:
-    """Relevance with the blocks said in the named time lifted by ``boost``, rescaled so the top
-    keeps its value: a boost that lifts every candidate (or none) changes nothing, and MMR's
-    balance of relevance against diversity stays where it was."""
-    if not any(inside) or all(inside) or not rel.size:
-        return rel
-    lifted = rel * np.where(np.array(inside), boost, 1.0)
-    top = float(lifted.max())
-    return lifted * (float(rel.max()) / top) if top > 0 else rel
 
 
 def _within(said: str, span: dates.Span) -> bool:

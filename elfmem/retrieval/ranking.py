@@ -50,6 +50,22 @@ class Ranked:
     note: str = ""
 
 
+def lift_in_time(
+    rel: npt.NDArray[np.float64], inside: Sequence[bool], boost: float, most: float
+) -> npt.NDArray[np.float64]:
+    """Relevance with the blocks said in the named time lifted by ``boost``, by at most ``most``
+    of the top candidate's relevance, then rescaled so the top keeps its value: a boost that
+    lifts every candidate (or none) changes nothing, and MMR's balance of relevance against
+    diversity stays where it was."""
+    if not any(inside) or all(inside) or not rel.size:
+        return rel
+    top = float(rel.max())
+    lift = np.minimum((boost - 1.0) * rel, most * top)
+    lifted = rel + np.where(np.array(inside), lift, 0.0)
+    new_top = float(lifted.max())
+    return lifted * (top / new_top) if new_top > 0 else rel
+
+
 def composite_scores(
     rows: Sequence[BlockRow],
     relevance: npt.NDArray[np.float64],

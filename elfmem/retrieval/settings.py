@@ -27,6 +27,13 @@ TIME_BOOST = 1.5
 """Relevance multiplier for a block whose ``when:`` date falls in the time a query names ("in May
 2023", "last week"). A multiplier, not a filter: a block without a date, or a question whose time
 expression was read wrongly, still ranks by what it says."""
+TIME_LIFT_MAX = 0.15
+"""The most a named time lifts a block, as a share of the top candidate's relevance: the date
+decides among blocks that bear on the question about as much, never for one that bears on it
+much less. Long blocks' relevance is compressed (another conversation's sessions at 0.75-0.8 of
+the top), and the bare multiplier lifted those over the answer; from 0.22 up the long-document
+benchmark loses questions, and rank-fused relevance puts a block equal but for its date at 0.89
+of the top (docs/benchmarks.md, "A named time lifts a block by at most 0.15 of the top")."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class SearchSettings:
     search_inbox: bool = True
     inherit: float = INHERIT
     time_boost: float = TIME_BOOST
+    time_lift_max: float = TIME_LIFT_MAX
     today: date | None = None
     """Where "yesterday" or "last week" count from; None: today (UTC)."""
     dense_feedback: float = FEEDBACK
