@@ -89,6 +89,10 @@ VARIANTS: dict[str, SearchSettings] = {
     "ctg-0.5-span2": SearchSettings(contiguity=0.5, contiguity_span=2),
     "ctg-0.5-span3": SearchSettings(contiguity=0.5, contiguity_span=3),
     "ctg-0.7-span2": SearchSettings(contiguity=0.7, contiguity_span=2),
+    # a named time (``--mode when`` or ``cue+when``): off, the bare multiplier, other bounds
+    "time-off": SearchSettings(time_boost=1.0),
+    "time-bare": SearchSettings(time_lift_max=math.inf),
+    **{f"time-{x:g}": SearchSettings(time_lift_max=x) for x in (0.1, 0.2, 0.3, 0.5)},
 }
 
 GRID: dict[str, tuple[Any, ...]] = {

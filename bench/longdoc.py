@@ -2,7 +2,10 @@
 
 All five conversations go into one memory. Form ``session``: each session is one block (its user and
 assistant turns, one ``Speaker: text`` line each; about 130 blocks of 1-5 KB). Form ``joined``:
-consecutive sessions of a conversation joined into blocks of 5-15 KB. The session date is the cue.
+consecutive sessions of a conversation joined into blocks of 5-15 KB. The session date is the cue;
+with ``--when`` it is also the block's ``when:`` field (a joined block: its first session's date),
+so that questions naming a time use it (docs/ranking.md, "Time"). Relative times in questions
+("last year") count from the day after the conversation's last session, as in ``locomo.py``.
 Every question of categories 1-4 is asked with the ``attention`` frame (``reinforce=False``); gold =
 the blocks holding the question's evidence turns. Metrics: recall_any@5 (a gold block in the top 5),
 recall_all@5 and recall_all@10 (every gold block in the top k), NDCG@10 (binary), beside a
@@ -16,7 +19,7 @@ X) take part in that choice beside the default; the other variants are diagnosti
 
     python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
                             [--size N]... [--share X]... [--variant NAME]...
-                            [--out bench/out/longdoc.jsonl]
+                            [--when] [--out bench/out/longdoc.jsonl]
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import math
 import re
 import tempfile
 import time
+from dataclasses import replace
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +44,7 @@ from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.block.passages import PASSAGE_CHARS, PASSAGE_OVERLAP
 from elfmem.index import queries
+from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
@@ -68,6 +74,10 @@ VARIANTS: dict[str, SearchSettings] = {
         for li in (0.05, 0.1, 0.15)
     },
     **{f"nofill-{x:g}": SearchSettings(score_share=x, dense_fill=False) for x in (0.2, 0.3, 0.4)},
+    # a named time (``--when``): off, the bare multiplier, other bounds on its lift
+    "time-off": SearchSettings(time_boost=1.0),
+    "time-bare": SearchSettings(time_lift_max=math.inf),
+    **{f"time-{x:g}": SearchSettings(time_lift_max=x) for x in (0.1, 0.2, 0.22, 0.25, 0.3)},
     # a memory many times this size, where most blocks fall past the 50 seeds of each search
     **{
         f"seeds-{n}{tag}": SearchSettings(seeds=n, dense_fill=fill)
@@ -211,9 +221,13 @@ async def elfmem_rows(
     shares: list[float],
     variants: list[str],
     where: Path,
+    when: bool = False,
 ) -> dict[str, list[dict[str, Any]]]:
     system, _ = await MemorySystem.init(where)
     items = [{"content": b["text"], "cue": f"said on {b['date']}"} for b in blocks]
+    if when:  # the date as the block's ``when:`` field too (a joined block: its first session's)
+        for item, b in zip(items, blocks, strict=True):
+            item["when"] = b["date"].split(" to ")[0]
     await system.remember_many(items)
     await system.dream(max_blocks=len(items) + 1, no_llm=True)
     core = system._core
@@ -222,6 +236,12 @@ async def elfmem_rows(
     lost = [k for k, b in enumerate(blocks) if b["text"] not in stored]
     if lost:  # a block the product stored differently could never be found: a broken benchmark
         raise SystemExit(f"{len(lost)} blocks not stored verbatim (first: {lost[0]})")
+    # relative times in questions ("last year") count from the day after the conversation's last
+    # session, as in bench/locomo.py
+    today: dict[str, date] = {}
+    for b in blocks:
+        said = date.fromisoformat(parse_when(b["date"].split(" to ")[-1], date.today())[:10])
+        today[b["conv"]] = max(today.get(b["conv"], said), said + timedelta(days=1))
     out: dict[str, list[dict[str, Any]]] = {}
     for share in shares:
         search.PASSAGE_MEAN_SHARE = share
@@ -235,7 +255,7 @@ async def elfmem_rows(
                     q["q"],
                     top_k=10,
                     reinforce=False,
-                    settings=VARIANTS[variant],
+                    settings=replace(VARIANTS[variant], today=today[q["conv"]]),
                 )
                 spent.append(time.process_time() - t0)
                 ranked = [by_content[b.content] for b in res.ranked if b.content in by_content]
@@ -325,7 +345,9 @@ async def run_form(
         set_passages(size, min(args.overlap, size // 4))
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as tmp:
-            found = await elfmem_rows(blocks, questions, args.share, args.variant, Path(tmp))
+            found = await elfmem_rows(
+                blocks, questions, args.share, args.variant, Path(tmp), args.when
+            )
         label = "off" if size >= OFF else str(size)
         for name, rows in found.items():
             settings[f"passages {label} {name}"] = rows
@@ -367,6 +389,7 @@ async def main() -> None:
     ap.add_argument("--share", action="append", type=float, default=None)
     ap.add_argument("--variant", action="append", choices=sorted(VARIANTS), default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--when", action="store_true", help="give each block its date as when: too")
     ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
     args = ap.parse_args()
     if args.model:  # a candidate model in place of the shipped one (issue 15)
