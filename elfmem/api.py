@@ -273,7 +273,8 @@ class MemorySystem(
         """Store one block in the inbox: one commit, milliseconds, no LLM. Always pass a cue.
 
         ``when`` is the date it was said or learned (``2023-05-08``, ``8 May 2023``,
-        ``yesterday``…): recall uses it for questions that ask when or name a time."""
+        ``yesterday``…, or a period: ``8 May 2023 to 9 June 2023``): recall uses it for
+        questions that ask when or name a time."""
         item = Capture(content, cue, tuple(tags), category, pinned, when)
         return capture.remember(self._core, item, allow_secret)
 

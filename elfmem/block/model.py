@@ -29,8 +29,10 @@ BLOCK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./%:+-]*$")
 CATEGORY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FIELD_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
-WHEN_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)?)?$")
-"""The stored form of the ``when:`` key: an ISO 8601 year, month, day or minute, no zone."""
+_ISO_WHEN = r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)?)?"
+WHEN_RE = re.compile(rf"^{_ISO_WHEN}(?:/{_ISO_WHEN})?$")
+"""The stored form of the ``when:`` key: an ISO 8601 year, month, day or minute, no zone; or a
+period, two of those as ISO 8601 writes an interval (``2023-05-08/2023-06-09``)."""
 WHEN_KEY = "when"
 CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """Control characters other than tab, LF and CR: a NUL makes git treat the file as binary, and

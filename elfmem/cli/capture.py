@@ -44,7 +44,8 @@ def _read_batch(path: str) -> list[dict[str, object]]:
 @click.option(
     "--when",
     default="",
-    help="When it was said or learned: 2023-05-08, '8 May 2023', yesterday, '3 days ago'.",
+    help="When it was said or learned: 2023-05-08, '8 May 2023', yesterday, '3 days ago', "
+    "or a period: '8 May 2023 to 9 June 2023'.",
 )
 @click.option(
     "--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit."

@@ -39,8 +39,9 @@ CORE: tuple[ToolSpec, ...] = (
             Param(
                 "when",
                 str,
-                "When it was said or learned (2023-05-08, 8 May 2023, yesterday); recall uses it "
-                "for questions that ask when or name a time.",
+                "When it was said or learned (2023-05-08, 8 May 2023, yesterday, or a period: "
+                "8 May 2023 to 9 June 2023); recall uses it for questions that ask when or name "
+                "a time.",
             ),
         ),
     ),

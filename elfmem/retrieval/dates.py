@@ -2,7 +2,8 @@
 
 A block's ``when:`` key holds the date it was said or learned in one stored form, ISO 8601 at the
 precision known: ``2023``, ``2023-05``, ``2023-05-08`` or ``2023-05-08T13:56`` (no zone: the date
-as the speaker meant it). ``parse_when`` turns what a person or an importer types into that form;
+as the speaker meant it), or a period of two such dates, ``2023-05-08/2023-06-09`` (a document
+written over weeks). ``parse_when`` turns what a person or an importer types into that form;
 ``span_of`` gives the days a stored value covers; ``named_span`` finds the time a question names
 ("in May 2023", "yesterday", "last week", "3 days ago"), relative expressions counted from the
 ``today`` the caller passes; ``asks_when`` tells a question that asks for a date.
@@ -40,6 +41,8 @@ _ISO = re.compile(r"\b(\d{4}-\d{2}(?:-\d{2})?)\b")
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b")
 _LAST = re.compile(r"\b(last|this|next|past)\s+(week|month|year|weekend)\b")
 _LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(WEEKDAYS) + r")\b")
+_PERIOD = re.compile(r"\s+to\s+|\s*/\s*", re.I)
+"""What joins the two ends of a period a person types: ``to`` or a slash."""
 _ASKS_WHEN = re.compile(
     r"^\s*(?:when\b|what\s+(?:date|day|time|year|month)\b|how\s+long\s+ago\b|"
     r"in\s+which\s+(?:year|month)\b|which\s+(?:year|month|day)\b)",
@@ -63,9 +66,15 @@ def _month_span(year: int, month: int) -> Span:
 
 
 def span_of(when: str) -> Span | None:
-    """The days a stored ``when:`` value covers; None for "" or a value not in the stored form."""
+    """The days a stored ``when:`` value covers; None for "", a value not in the stored form, or
+    a period that ends before it starts."""
     if not WHEN_RE.fullmatch(when):
         return None
+    if "/" in when:
+        first, last = (span_of(part) for part in when.split("/"))
+        if first is None or last is None or last.end < first.start:
+            return None
+        return Span(first.start, last.end)
     try:
         year = int(when[:4])
         if len(when) == 4:
@@ -100,9 +109,19 @@ def parse_when(text: str, today: date) -> str:
 
     Accepted: the stored forms themselves (also ``2023-05-08 13:56``), ``8 May 2023``,
     ``May 8, 2023``, ``1:56 pm on 8 May, 2023``, ``May 2023``, ``today``, ``yesterday`` and
-    ``N days ago`` / ``N weeks ago`` (counted from ``today``).
+    ``N days ago`` / ``N weeks ago`` (counted from ``today``); and a period of two of them
+    joined by ``to`` or ``/`` (``8 May 2023 to 9 June 2023``), stored as ``start/end``.
     """
     value = " ".join(text.strip().split())
+    parts = _PERIOD.split(value)
+    if len(parts) == 2:
+        period = "/".join(parse_when(part, today) for part in parts)
+        if span_of(period) is None:
+            raise InvalidInput(
+                f"The period {text!r} ends before it starts.",
+                "Give the earlier date first: '8 May 2023 to 9 June 2023'.",
+            )
+        return period
     iso = (
         value.replace(" ", "T", 1)
         if re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", value)
@@ -130,7 +149,8 @@ def parse_when(text: str, today: date) -> str:
     raise InvalidInput(
         f"Cannot read {text!r} as a date.",
         "Use an ISO date such as 2023-05-08 (or 2023-05, 2023, 2023-05-08T13:56), "
-        "'8 May 2023', 'May 2023', 'today', 'yesterday' or '3 days ago'.",
+        "'8 May 2023', 'May 2023', 'today', 'yesterday' or '3 days ago'; "
+        "a period as two of them: '8 May 2023 to 9 June 2023'.",
     )
 
 

@@ -94,7 +94,7 @@ def render_item(spec: FrameSpec, item: RenderItem, number: int) -> str:
     if item.cue.strip():
         text += f"\n  (when: {' '.join(item.cue.split())})"
     if item.said:
-        text += f"\n  (said: {item.said.replace('T', ' ')})"
+        text += f"\n  (said: {item.said.replace('T', ' ').replace('/', ' to ')})"
     if item.note:
         text += f"\n  (note: {item.note})"
     return text

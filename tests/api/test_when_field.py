@@ -99,3 +99,17 @@ def test_a_hand_written_when_that_is_not_a_date_is_kept_but_not_used(repo: Path)
     assert said[0] == ""
     assert "spring" in said[1]
     arun(system.close())
+
+
+def test_a_period_is_stored_as_one_and_a_day_inside_it_lifts_the_block(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
+    trip = "I went sailing in Brittany with my sister"
+    arun(system.remember(trip, cue="travel", when="8 May 2023 to 9 June 2023"))
+    arun(system.remember("I went sailing in Croatia with my sister", cue="travel", when="2024"))
+    arun(system.dream(max_blocks=10, no_llm=True))
+    files = git(repo, "grep", "-h", "when: ", "HEAD", "--", ".").splitlines()
+    assert any("when: 2023-05-08/2023-06-09" in line for line in files)
+    assert _order(system, "Where did I go sailing on 20 May 2023?")[0] == trip
+    asked = arun(system.recall("When did I go sailing in Brittany?", top_k=2, reinforce=False))
+    assert "(said: 2023-05-08 to 2023-06-09)" in asked.text
+    arun(system.close())

@@ -29,17 +29,39 @@ TODAY = date(2026, 12, 1)  # a Tuesday
         ("yesterday", "2026-11-30"),
         ("3 days ago", "2026-11-28"),
         ("two weeks ago", "2026-11-17"),
+        ("8 May 2023 to 9 June 2023", "2023-05-08/2023-06-09"),
+        ("2023-05-08/2023-06-09", "2023-05-08/2023-06-09"),
+        ("1:56 pm on 8 May, 2023 to 9 June, 2023", "2023-05-08T13:56/2023-06-09"),
+        ("May 2023 / June 2023", "2023-05/2023-06"),
+        ("yesterday to today", "2026-11-30/2026-12-01"),
     ],
 )
 def test_parse_when_reads_what_people_and_importers_type(typed: str, stored: str) -> None:
     assert parse_when(typed, TODAY) == stored
 
 
-@pytest.mark.parametrize("typed", ["someday", "2023-13-01", "2023-02-30", "31 February 2023", ""])
+@pytest.mark.parametrize(
+    "typed",
+    ["someday", "2023-13-01", "2023-02-30", "31 February 2023", "", "8 May 2023 to someday"],
+)
 def test_parse_when_refuses_what_it_cannot_read(typed: str) -> None:
     with pytest.raises(InvalidInput) as err:
         parse_when(typed, TODAY)
     assert "2023-05-08" in err.value.recovery
+
+
+def test_a_period_that_ends_before_it_starts_is_refused() -> None:
+    with pytest.raises(InvalidInput) as err:
+        parse_when("9 June 2023 to 8 May 2023", TODAY)
+    assert "ends before it starts" in err.value.message
+    assert span_of("2023-06-09/2023-05-08") is None
+
+
+def test_a_period_covers_the_first_day_of_its_start_to_the_last_of_its_end() -> None:
+    assert span_of("2023-05/2023-06-09") == Span(date(2023, 5, 1), date(2023, 6, 9))
+    assert span_of("2023-05-08T13:56/2023") == Span(date(2023, 5, 8), date(2023, 12, 31))
+    assert span_of("2023-05-08/2023-05-08") == Span(date(2023, 5, 8), date(2023, 5, 8))
+    assert span_of("2023-05-08/") is None
 
 
 def test_span_of_covers_the_days_of_the_stated_precision() -> None:
