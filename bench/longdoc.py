@@ -3,7 +3,7 @@
 All five conversations go into one memory. Form ``session``: each session is one block (its user and
 assistant turns, one ``Speaker: text`` line each; about 130 blocks of 1-5 KB). Form ``joined``:
 consecutive sessions of a conversation joined into blocks of 5-15 KB. The session date is the cue;
-with ``--when`` it is also the block's ``when:`` field (a joined block: its first session's date),
+with ``--when`` it is also the block's ``when:`` field (a joined block: the period of its sessions),
 so that questions naming a time use it (docs/ranking.md, "Time"). Relative times in questions
 ("last year") count from the day after the conversation's last session, as in ``locomo.py``.
 Every question of categories 1-4 is asked with the ``attention`` frame (``reinforce=False``); gold =
@@ -225,9 +225,9 @@ async def elfmem_rows(
 ) -> dict[str, list[dict[str, Any]]]:
     system, _ = await MemorySystem.init(where)
     items = [{"content": b["text"], "cue": f"said on {b['date']}"} for b in blocks]
-    if when:  # the date as the block's ``when:`` field too (a joined block: its first session's)
+    if when:  # the date as the block's ``when:`` field too (a joined block: its period)
         for item, b in zip(items, blocks, strict=True):
-            item["when"] = b["date"].split(" to ")[0]
+            item["when"] = b["date"]
     await system.remember_many(items)
     await system.dream(max_blocks=len(items) + 1, no_llm=True)
     core = system._core
