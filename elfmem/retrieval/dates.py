@@ -104,6 +104,20 @@ def _day(year: str, month: int, day: str) -> date | None:
         return None
 
 
+def _period(text: str, ends: list[str], today: date) -> str:
+    try:
+        period = "/".join(parse_when(end, today) for end in ends)
+    except InvalidInput as err:
+        message = f"Cannot read {text!r} as a period: {err.message}"
+        raise InvalidInput(message, err.recovery) from None
+    if span_of(period) is None:
+        raise InvalidInput(
+            f"The period {text!r} ends before it starts.",
+            "Give the earlier date first: '8 May 2023 to 9 June 2023'.",
+        )
+    return period
+
+
 def parse_when(text: str, today: date) -> str:
     """``text`` in the stored form of ``when:``, or ``InvalidInput`` saying what is accepted.
 
@@ -113,15 +127,9 @@ def parse_when(text: str, today: date) -> str:
     joined by ``to`` or ``/`` (``8 May 2023 to 9 June 2023``), stored as ``start/end``.
     """
     value = " ".join(text.strip().split())
-    parts = _PERIOD.split(value)
-    if len(parts) == 2:
-        period = "/".join(parse_when(part, today) for part in parts)
-        if span_of(period) is None:
-            raise InvalidInput(
-                f"The period {text!r} ends before it starts.",
-                "Give the earlier date first: '8 May 2023 to 9 June 2023'.",
-            )
-        return period
+    ends = _PERIOD.split(value)
+    if len(ends) == 2:
+        return _period(text, ends, today)
     iso = (
         value.replace(" ", "T", 1)
         if re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", value)

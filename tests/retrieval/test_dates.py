@@ -50,6 +50,13 @@ def test_parse_when_refuses_what_it_cannot_read(typed: str) -> None:
     assert "2023-05-08" in err.value.recovery
 
 
+def test_a_period_with_an_unreadable_end_names_the_whole_period() -> None:
+    with pytest.raises(InvalidInput) as err:
+        parse_when("05/08", TODAY)
+    assert "'05/08'" in err.value.message
+    assert "8 May 2023 to 9 June 2023" in err.value.recovery
+
+
 def test_a_period_that_ends_before_it_starts_is_refused() -> None:
     with pytest.raises(InvalidInput) as err:
         parse_when("9 June 2023 to 8 May 2023", TODAY)
