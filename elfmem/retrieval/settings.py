@@ -32,8 +32,9 @@ TIME_LIFT_MAX = 0.15
 decides among blocks that bear on the question about as much, never for one that bears on it
 much less. Long blocks' relevance is compressed (another conversation's sessions at 0.75-0.8 of
 the top), and the bare multiplier lifted those over the answer; from 0.22 up the long-document
-benchmark loses questions, and rank-fused relevance puts a block equal but for its date at 0.89
-of the top (docs/benchmarks.md, "A named time lifts a block by at most 0.15 of the top")."""
+benchmark loses questions, and rank-fused relevance puts a block equal but for its date as low
+as 0.875 of the top (docs/benchmarks.md, "A named time lifts a block by at most 0.15 of the
+top")."""
 
 
 @dataclass(frozen=True)
