@@ -16,7 +16,7 @@ from typing import Any
 from elfmem.block.text import preview
 from elfmem.index import queries
 from elfmem.retrieval import truth
-from elfmem.retrieval.confidence import JEFFREYS_PRIOR, beta_evidence, beta_mean
+from elfmem.retrieval.confidence import beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.curate import archive_blocks
@@ -70,10 +70,9 @@ def _reasons(core: Core, rows: list[queries.BlockRow]) -> dict[str, tuple[str, s
         elif truth.is_refuted(st):  # as recall and curate: two mistaken 0.0s archive nothing
             out[row.id] = ("archive", f"refuted (confidence {conf:.2f})")
         elif truth.is_contested(st):
-            confirmed, refuted = st.alpha - JEFFREYS_PRIOR[0], st.beta - JEFFREYS_PRIOR[1]
             out[row.id] = (
                 "recheck",
-                f"contested: confirmed {confirmed:g} times, refuted {refuted:g} times",
+                f"contested: confirmed {st.confirmed:g} times, refuted {st.refuted:g} times",
             )
         elif row.id in contradicted:
             out[row.id] = ("recheck", f"contradicted by {contradicted[row.id]}")

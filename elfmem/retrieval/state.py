@@ -32,5 +32,15 @@ class BlockState:
     newer block's learned ``revises`` edge, the evidence that still counts for it against that
     correction. Absent for a declared ``supersedes`` (it carries no time)."""
 
+    @property
+    def confirmed(self) -> float:
+        """Confirming outcome weight: α past the prior."""
+        return self.alpha - JEFFREYS_PRIOR[0]
+
+    @property
+    def refuted(self) -> float:
+        """Refuting outcome weight: β past the prior."""
+        return self.beta - JEFFREYS_PRIOR[1]
+
 
 PRIOR = BlockState()

@@ -62,8 +62,7 @@ def is_refuted(state: BlockState) -> bool:
     offset by mistaken confirmations within five refutations.
     """
     net = net_refutations(state)
-    refuting = state.beta - JEFFREYS_PRIOR[1]
-    return net >= REFUTED_MARGIN or (net > 0.0 and refuting >= REFUTED_AFTER)
+    return net >= REFUTED_MARGIN or (net > 0.0 and state.refuted >= REFUTED_AFTER)
 
 
 def is_contested(state: BlockState) -> bool:
@@ -75,13 +74,13 @@ def is_contested(state: BlockState) -> bool:
     contested block ranks below every relevant block without refutations (``is_unrefuted``) and
     keeps its place among the rest, where it still draws outcomes that settle it.
     """
-    refuting = state.beta - JEFFREYS_PRIOR[1]
-    return refuting >= REFUTED_AFTER and net_refutations(state) > -1.0 and not is_refuted(state)
+    contested = state.refuted >= REFUTED_AFTER and net_refutations(state) > -1.0
+    return contested and not is_refuted(state)
 
 
 def is_unrefuted(state: BlockState) -> bool:
     """No refuting outcome weight at all."""
-    return state.beta <= JEFFREYS_PRIOR[1]
+    return state.refuted <= 0.0
 
 
 def earns_use(state: BlockState) -> bool:
