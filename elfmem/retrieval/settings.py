@@ -30,7 +30,7 @@ expression was read wrongly, still ranks by what it says."""
 TIME_LIFT_MAX = 0.15
 """The most a named time lifts a block, as a share of the top candidate's relevance: the date
 decides among blocks that bear on the question about as much, never for one that bears on it
-much less. Long blocks' relevance is compressed (another conversation's sessions at 0.75-0.8 of
+much less. Long blocks' relevance is compressed (another conversation's sessions at 0.74-0.81 of
 the top), and the bare multiplier lifted those over the answer; from 0.22 up the long-document
 benchmark loses questions, and rank-fused relevance puts a block equal but for its date as low
 as 0.875 of the top (docs/benchmarks.md, "A named time lifts a block by at most 0.15 of the
