@@ -39,7 +39,7 @@ ABSENT_FIELDS = {"id", "kind", "question"}
 SPLITS = ("tune", "report")
 
 WORD = re.compile(r"[a-z0-9]+")
-IDENT = re.compile(r"[a-z0-9~][a-z0-9_./:~-]*[a-z0-9/]")
+IDENT = re.compile(r"[a-z0-9~/][a-z0-9_./:~-]*[a-z0-9/]")
 """An identifier or path is a run of word characters joined by - _ . / : ~ (INC-4471,
 infra/nginx/conf.d/limits.conf, 10.0.14.27); it must contain one of those joiners."""
 
