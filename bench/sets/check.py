@@ -37,7 +37,6 @@ HERE = Path(__file__).resolve().parent
 MIN_PARAPHRASE, MIN_DISTRACTORS, MIN_ABSENT = 180, 1100, 60
 MIN_DOMAINS, MIN_PER_DOMAIN = 9, 15
 FACT_WORDS, CUE_WORDS = (8, 30), (3, 10)
-DISTRACTOR_CUE_WORDS = (1, 10)
 
 FUNCTION_WORDS = frozenset(
     """about above after again against all also am any anyone anything because before being below
@@ -99,11 +98,7 @@ def load(name: str) -> list[dict[str, Any]]:
 
 
 def check_schema(
-    name: str,
-    rows: list[dict[str, Any]],
-    keys: set[str],
-    problems: list[str],
-    cue_words: tuple[int, int] = CUE_WORDS,
+    name: str, rows: list[dict[str, Any]], keys: set[str], problems: list[str]
 ) -> None:
     seen: set[str] = set()
     for r in rows:
@@ -116,7 +111,7 @@ def check_schema(
         if rid in seen:
             problems.append(f"{name} {rid}: duplicate id")
         seen.add(rid)
-        for field, (lo, hi) in (("fact", FACT_WORDS), ("cue", cue_words)):
+        for field, (lo, hi) in (("fact", FACT_WORDS), ("cue", CUE_WORDS)):
             if field in r:
                 n = len(r[field].split())
                 if not lo <= n <= hi:
@@ -231,9 +226,7 @@ def main() -> int:
     absent = load("absent.jsonl")
     problems: list[str] = []
     check_schema("paraphrase", para, {"id", "domain", "fact", "cue", "question", "split"}, problems)
-    check_schema(
-        "distractors", dis, {"id", "domain", "fact", "cue"}, problems, DISTRACTOR_CUE_WORDS
-    )
+    check_schema("distractors", dis, {"id", "domain", "fact", "cue"}, problems)
     check_schema("absent", absent, {"id", "domain", "question"}, problems)
     if problems:
         print("\n".join(problems))
