@@ -42,7 +42,7 @@ class LLMConfig:
 
 @dataclass(frozen=True)
 class EmbeddingsConfig:
-    provider: str = "static"
+    provider: str = "embedded"
     model: str = ""
     dimensions: int = 0
     base_url: str = ""

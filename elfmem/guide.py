@@ -248,6 +248,13 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "fix the files, then index_check",
     ),
     "index_status": ("Is the index fresh, how big.", "-", "ms", "IndexStatus", "-"),
+    "index_update": (
+        "After a change of embedding model or a bulk import: embeds what recall leaves waiting.",
+        "Nothing waits: index_status says how many blocks are not embedded.",
+        "seconds per thousand blocks",
+        "UpdateResult",
+        "recall",
+    ),
     "index_rebuild": (
         "A preview index elsewhere; zero LLM calls.",
         "Healing: just delete the index.",

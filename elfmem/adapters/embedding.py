@@ -17,7 +17,7 @@ import numpy.typing as npt
 from elfmem.errors import ConfigError, InvalidInput
 
 Matrix = npt.NDArray[np.float32]
-PROVIDERS = ("static", "openai", "mock")
+PROVIDERS = ("embedded", "static", "openai", "mock")
 OPENAI_URL = "https://api.openai.com/v1"
 _SECTION_HINT = "Fix the `embeddings:` section of .elfmem/config.yaml"
 
@@ -55,17 +55,25 @@ def normalise_rows(matrix: npt.ArrayLike) -> Matrix:
 
 
 def make_embedder(spec: Mapping[str, object] | object | None = None) -> Embedder:
-    """Build the embedder a config asks for; with nothing configured, the embedded static model.
+    """Build the embedder a config asks for; with nothing configured, the embedded default model.
 
     ``spec`` is the ``embeddings:`` mapping or the config dataclass holding the same fields
     (``provider``, ``model``, ``dimensions``, ``base_url``, ``api_key_env``, ``path``); empty values
     count as unset. Without a provider, a ``model`` or ``base_url`` means an OpenAI-compatible
-    endpoint (the seed's ``embeddings: {model: text-embedding-3-small}``), otherwise static.
+    endpoint (the seed's ``embeddings: {model: text-embedding-3-small}``), otherwise the embedded
+    default. ``provider: static`` with no ``path`` is what every memory's config said before the
+    transformer became the default, so it means the embedded default too: such a memory moves
+    over by itself (its vectors re-embed at the next dream or index update).
     """
     fields = _as_mapping(spec)
     provider = _text(fields, "provider")
     if not provider:
-        provider = "openai" if _text(fields, "model") or _text(fields, "base_url") else "static"
+        provider = "openai" if _text(fields, "model") or _text(fields, "base_url") else "embedded"
+    if provider == "static" and not _text(fields, "path"):
+        _no_remote(fields, provider)
+        provider, fields = "embedded", {}
+    if provider == "embedded":
+        return _embedded(fields)
     if provider == "static":
         return _static(fields)
     if provider == "openai":
@@ -80,15 +88,42 @@ def make_embedder(spec: Mapping[str, object] | object | None = None) -> Embedder
     )
 
 
-def _static(fields: Mapping[str, object]) -> Embedder:
-    from elfmem.adapters.static import StaticEmbedder
+def _embedded(fields: Mapping[str, object]) -> Embedder:
+    from elfmem.adapters.models import DEFAULT_MODEL, MODELS, STATIC
 
+    if _text(fields, "base_url"):
+        raise ConfigError(
+            "embeddings.provider is `embedded`, but `base_url` names a remote endpoint.",
+            f"{_SECTION_HINT}: set `provider: openai` to use that endpoint, or remove `base_url`.",
+        )
+    name = _text(fields, "model") or DEFAULT_MODEL
+    if name == STATIC:
+        return _static({})
+    spec = MODELS.get(name)
+    if spec is None:
+        raise ConfigError(
+            f"Unknown embedded model {name!r}.",
+            f"{_SECTION_HINT}: `model` must be one of {', '.join([*MODELS, STATIC])}, or empty "
+            "for the default.",
+        )
+    from elfmem.adapters.transformer import TransformerEmbedder
+
+    return TransformerEmbedder(spec)
+
+
+def _no_remote(fields: Mapping[str, object], provider: str) -> None:
     if _text(fields, "model") or _text(fields, "base_url"):
         raise ConfigError(
-            "embeddings.provider is `static`, but `model`/`base_url` name a remote model.",
+            f"embeddings.provider is `{provider}`, but `model`/`base_url` name a remote model.",
             f"{_SECTION_HINT}: set `provider: openai` to use that endpoint, or remove `model` "
             "and `base_url` to use the embedded model.",
         )
+
+
+def _static(fields: Mapping[str, object]) -> Embedder:
+    from elfmem.adapters.static import StaticEmbedder
+
+    _no_remote(fields, "static")
     path = _text(fields, "path")
     return StaticEmbedder(Path(path).expanduser() if path else None)
 

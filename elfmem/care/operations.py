@@ -58,6 +58,11 @@ class CareOperations:
         """
         return maintenance.rebuild_to(self._core, Path(to), progress)
 
+    async def index_update(self, progress: Progress | None = None) -> maintenance.UpdateResult:
+        """Embed every block that lacks a vector from the configured model, with ``progress``:
+        what a recall leaves to it after a change of model or a bulk import."""
+        return maintenance.update(self._core, progress)
+
     async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
         """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
         return maintenance.parity(self._core, probes)

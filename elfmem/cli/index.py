@@ -1,4 +1,4 @@
-"""``index check | status | rebuild --to PATH | parity`` and ``doctor --frames``."""
+"""``index check | status | update | rebuild --to PATH | parity`` and ``doctor --frames``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def check(ctx: click.Context, json_: bool) -> None:
 def status(ctx: click.Context, json_: bool) -> None:
     """Counts, freshness, the tree the index is keyed to, its size."""
     emit(run(ctx, json_, lambda s: s.index_status()), json_)
+
+
+@index.command()
+@json_option
+@click.pass_context
+def update(ctx: click.Context, json_: bool) -> None:
+    """Embed what lacks a vector from the configured model (all of it after a model change)."""
+    with progress_bar(json_) as bar:
+        result = run(ctx, json_, lambda s: s.index_update(progress=bar))
+    emit(result, json_)
 
 
 @index.command(name="rebuild")

@@ -89,6 +89,7 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "index check": (Shape(maintenance.CheckResult),),
     "index status": (Shape(maintenance.IndexStatus),),
     "index rebuild": (Shape(maintenance.RebuildResult),),
+    "index update": (Shape(maintenance.UpdateResult),),
     "index parity": (Shape(maintenance.ParityResult),),
     "doctor": (
         Shape(DoctorResult),

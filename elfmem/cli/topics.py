@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "index check": ("index_check",),
     "index status": ("index_status",),
     "index rebuild": ("index_rebuild",),
+    "index update": ("index_update",),
     "index parity": ("index_parity",),
     "doctor": ("doctor", "doctor_frames"),
     "visualise": ("visualise",),

@@ -30,7 +30,13 @@ from elfmem.index.passagevecs import (
     plan_passages,
     write_passages,
 )
-from elfmem.index.queries import list_blocks, long_blocks, unvectored_blocks
+from elfmem.index.queries import (
+    count_unvectored,
+    counts,
+    list_blocks,
+    long_blocks,
+    unvectored_blocks,
+)
 from elfmem.index.rows import CHUNK, pairs_among
 from elfmem.progress import Progress, silent
 
@@ -54,7 +60,7 @@ class VectorPlan:
     """Every block this plan looked at: written by the diff, or embedded as pending."""
 
 
-LOCAL_MODELS = ("static:", "mock:")
+LOCAL_MODELS = ("onnx:", "static:", "mock:")
 """Identity prefixes of models that run in this process: re-embedding with them costs seconds
 and no money, so a change to one (an upgrade of the embedded model, a new ``embeddings.path``)
 re-embeds the memory by itself. An endpoint model waits for ``elfmem migrate-embeddings``."""
@@ -63,6 +69,21 @@ re-embeds the memory by itself. An endpoint model waits for ``elfmem migrate-emb
 def reembeds_itself(model: VectorModel | None) -> bool:
     """True when a change to ``model`` is applied at the next sync without asking."""
     return model is not None and model.identity.startswith(LOCAL_MODELS)
+
+
+def backlog(db: IndexDB, model: VectorModel) -> tuple[int, bool]:
+    """(blocks without a vector from ``model``, whether the stored vectors are another model's).
+
+    Read from the meta flags first, so a memory with nothing pending pays no count: the
+    ``vectors_pending`` flag is set by every sync that indexed blocks without embedding them.
+    """
+    meta = db.meta()
+    known = meta.get("model_identity")
+    if known is not None and known != model.identity:
+        return sum(counts(db).values()), True
+    if meta.get("vectors_pending") != "1":
+        return 0, False
+    return count_unvectored(db), False
 
 
 def check_model(meta: dict[str, str], model: VectorModel | None, allow_change: bool) -> None:

@@ -155,6 +155,12 @@ def unvectored_blocks(db: IndexDB) -> list[BlockRow]:
     return [_row(r) for r in db.conn.execute(sql)]
 
 
+def count_unvectored(db: IndexDB) -> int:
+    """How many blocks ``unvectored_blocks`` would return."""
+    sql = "SELECT count(*) FROM blocks WHERE id NOT IN (SELECT block_id FROM vectors)"
+    return int(db.conn.execute(sql).fetchone()[0])
+
+
 def long_blocks(db: IndexDB, chars: int) -> list[BlockRow]:
     """Blocks whose content is longer than ``chars`` characters (those cut into passages)."""
     sql = f"SELECT {_COLUMNS} FROM blocks WHERE length(content) > ? ORDER BY num"

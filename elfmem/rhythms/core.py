@@ -25,7 +25,7 @@ from elfmem.index import (
     open_index,
     sync,
 )
-from elfmem.index.embedding import reembeds_itself
+from elfmem.index.embedding import backlog, reembeds_itself
 from elfmem.progress import Progress, silent
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
@@ -58,6 +58,12 @@ def _written_files(result: WriteResult) -> dict[str, bytes | WrittenFile | None]
     files: dict[str, bytes | WrittenFile | None] = dict(result.blobs)
     files.update({path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()})
     return files
+
+
+EMBED_IN_RECALL = 256
+"""Blocks a recall embeds itself before it answers: about a second of the embedded transformer
+on two cores. Past it the rest waits for ``dream`` or ``index update``
+(``Core.sync_for_recall``)."""
 
 
 class Core:
@@ -144,6 +150,28 @@ class Core:
                 f"re-embedded {self.last_sync.embedded} texts (the rest came from the cache)"
             ] = None
         return self.last_sync
+
+    def sync_for_recall(self) -> bool:
+        """Bring the index up to date for a recall; True when its dense arm can be used.
+
+        A recall embeds what lacks a vector itself when that is at most ``EMBED_IN_RECALL``
+        blocks (a capture or a few: milliseconds each). More (a new model, a bulk import) is
+        left to ``dream`` or ``index update``, which embed with a progress bar: this recall
+        ranks those blocks by their words alone and the warning says how many and what to run.
+        With the stored vectors all another model's, the dense arm is off for this recall.
+        """
+        self.sync(vectors=False)
+        pending, other_model = backlog(self.db(), self.embedder)
+        if pending <= EMBED_IN_RECALL:
+            if pending or other_model:
+                self.sync(vectors=True, overlay=False)
+            return True
+        self.warnings[
+            f"{pending} blocks are not embedded with {self.embedder.identity} yet, so this "
+            "recall ranked them by their words alone: `elfmem dream` (or `elfmem index "
+            "update`) embeds them, with a progress bar"
+        ] = None
+        return not other_model
 
     def _warn(self, report: SyncReport) -> None:
         self.warnings.update((line, None) for e in report.errors for line in str(e).split("\n"))

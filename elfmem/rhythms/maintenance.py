@@ -16,6 +16,7 @@ from elfmem.errors import BlockFormatError, InvalidInput
 from elfmem.index import SyncReport, open_index, open_memory_index, queries, rebuild, sync
 from elfmem.index import status as index_status
 from elfmem.index.damage import moved_aside, pages
+from elfmem.index.embedding import backlog
 from elfmem.progress import Progress, silent
 from elfmem.retrieval.late import late_fn
 from elfmem.retrieval.pipeline import run_frame
@@ -126,18 +127,59 @@ class IndexStatus(Result):
     def summary(self) -> str:
         counts = self.details.get("counts", {})
         state = "up to date" if self.fresh else "stale (the next call brings it up to date)"
+        waiting = int(self.details.get("not_embedded", 0) or 0)
+        vectors = (
+            f"; {waiting} blocks not embedded with {self.details.get('model')} yet "
+            "(`elfmem index update` or `elfmem dream` embeds them)"
+            if waiting
+            else ""
+        )
         return (
             f"Index {state}: {counts.get('active', 0)} active, {counts.get('inbox', 0)} inbox, "
             f"{counts.get('archived', 0)} archived; keyed to tree "
             f"{str(self.details.get('memory_tree_oid'))[:12]}; "
-            f"{int(self.details.get('size_bytes', 0) or 0) // 1024} KiB"
+            f"{int(self.details.get('size_bytes', 0) or 0) // 1024} KiB{vectors}"
         )
 
 
 def status(core: Core) -> IndexStatus:
     details = dict(index_status(core.db()))
     fresh = details.get("memory_tree_oid") == core.store.memory_tree_oid()
+    pending, _ = backlog(core.db(), core.embedder)
+    details.update(model=core.embedder.identity, not_embedded=pending)
     return IndexStatus(details, fresh)
+
+
+@dataclass(frozen=True)
+class UpdateResult(Result):
+    model: str
+    """The identity of the configured embedding model."""
+    waiting: int
+    """Blocks that had no vector from it before this update."""
+    embedded: int
+    """Texts embedded by the model now; the rest came from the embedding cache."""
+
+    @property
+    def summary(self) -> str:
+        if not self.waiting:
+            return f"Index up to date: every block is embedded with {self.model}."
+        return (
+            f"Embedded {self.waiting} blocks with {self.model} ({self.embedded} texts computed, "
+            "the rest from the cache): recall now ranks them by meaning as well as words."
+        )
+
+
+def update(core: Core, progress: Progress | None = None) -> UpdateResult:
+    """Bring the live index to the tip and embed every block that lacks a vector from the
+    configured model (after a change of model, all of them), with ``progress``."""
+    core.sync(vectors=False)
+    waiting, _ = backlog(core.db(), core.embedder)
+    before, core.progress = core.progress, progress or silent
+    try:
+        report = core.sync(vectors=True, overlay=False)
+    finally:
+        core.progress = before
+    return UpdateResult(core.embedder.identity, waiting, report.embedded)
 
 
 @dataclass(frozen=True)

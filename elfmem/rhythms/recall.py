@@ -70,7 +70,7 @@ def frame(
     spec = resolve_frame(name, frames(core))
     if at is not None:
         return _frame_at(core, spec, query, top_k, at, settings)
-    core.sync(vectors=True)  # first: a model the index was not built with stops here
+    dense = core.sync_for_recall()
     if query:
         settings = calibrated_settings(settings, model_cuts(core.embedder))
         settings = replace(settings, today=settings.today or clock.today(core.clock))
@@ -79,7 +79,7 @@ def frame(
         db,
         spec,
         query,
-        embed=embedder_fn(core) if query else None,
+        embed=embedder_fn(core) if query and dense else None,
         states=states_fn(core.ledger, db),
         late=late_fn(core.embedder) if query else None,
         top_k=top_k,

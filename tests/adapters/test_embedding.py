@@ -12,7 +12,9 @@ from safetensors.numpy import load_file, save_file
 from elfmem.adapters.embedding import Embedder, make_embedder
 from elfmem.adapters.mock import MockEmbedder
 from elfmem.adapters.openai_compat import OpenAICompatEmbedder
+from elfmem.adapters.models import MINILM
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, StaticEmbedder
+from elfmem.adapters.transformer import TransformerEmbedder
 from elfmem.config import EmbeddingsConfig
 from elfmem.errors import ConfigError, ElfmemError, InvalidInput, ProviderError
 from tests.adapters.fake_provider import (
@@ -305,11 +307,15 @@ def kind(spec: object) -> type:
     return type(make_embedder(spec))
 
 
-def test_factory_defaults_to_the_embedded_static_model() -> None:
-    for spec in (None, {}, {"provider": "static"}, EmbeddingsConfig()):
+def test_factory_defaults_to_the_embedded_transformer() -> None:
+    # `provider: static` with no path is what every config said before the transformer became
+    # the default: such a memory moves over to it by itself
+    for spec in (None, {}, {"provider": "static"}, {"provider": "embedded"}, EmbeddingsConfig()):
         embedder = make_embedder(spec)
-        assert isinstance(embedder, StaticEmbedder) and embedder.path == DEFAULT_MODEL_DIR
+        assert isinstance(embedder, TransformerEmbedder) and embedder.spec is MINILM
     assert kind({"provider": "static", "path": "~/models/m2v"}) is StaticEmbedder
+    static = make_embedder({"provider": "embedded", "model": "static"})
+    assert isinstance(static, StaticEmbedder) and static.path == DEFAULT_MODEL_DIR
 
 
 def test_factory_builds_mock_and_openai(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -337,6 +343,8 @@ def test_factory_builds_mock_and_openai(monkeypatch: pytest.MonkeyPatch) -> None
         {"provider": "word2vec"},
         {"provider": "openai", "model": "text-embedding-3-small"},
         {"provider": "static", "model": "text-embedding-3-small"},
+        {"provider": "embedded", "model": "bert-of-the-week"},
+        {"provider": "embedded", "base_url": "http://localhost:1234/v1"},
         {"provider": "mock", "dimensions": "sixty"},
         {"provider": "openai", "model": "m", "dimensions": 8, "retries": "many"},
         ["not", "a", "mapping"],
@@ -352,6 +360,7 @@ def test_every_embedder_fits_the_protocol() -> None:
     embedders: list[Embedder] = [
         MockEmbedder(16),
         StaticEmbedder(),
+        TransformerEmbedder(MINILM),
         OpenAICompatEmbedder("m", "http://127.0.0.1:9/v1", "", 4),
     ]
     for embedder in embedders:

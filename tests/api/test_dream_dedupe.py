@@ -39,6 +39,9 @@ VESPER = (
     "After editing its config, restart the vesper router with the --safe flag; then check logs."
 )
 SERAC = "After editing its config, restart the serac loader with the --safe flag; then check logs."
+GATEWAY = (
+    "After editing its config, restart the vesper gateway with the --safe flag; then check logs."
+)
 
 
 def fresh() -> tuple[MemorySystem, tempfile.TemporaryDirectory[str]]:
@@ -119,11 +122,17 @@ def test_the_vesper_router_is_kept_beside_the_serac_loader(repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo))
     older, newer, result = older_then_newer(system, [(VESPER, SERAC)])
     assert not result.duplicates and newer[0] in result.promoted  # type: ignore[attr-defined]
+    assert revision_edges(system._core.ledger, [*older, *newer]) == []
+    arun(system.close())
+
+
+def test_a_look_alike_that_names_another_thing_is_linked_never_archived(repo: Path) -> None:
+    system, _ = arun(MemorySystem.init(repo))
+    older, newer, result = older_then_newer(system, [(VESPER, GATEWAY)])
+    assert not result.duplicates and newer[0] in result.promoted  # type: ignore[attr-defined]
     [pair] = result.lookalikes  # type: ignore[attr-defined]
     assert pair["other"] == older[0] and "revises" not in pair
-    assert pair["differs"] == [
-        {"kind": "word", "left": ["vesper", "router"], "right": ["serac", "loader"]}
-    ]
+    assert pair["differs"] == [{"kind": "word", "left": ["router"], "right": ["gateway"]}]
     assert "elfmem review lookalikes" in result.summary  # type: ignore[attr-defined]
     assert revision_edges(system._core.ledger, [*older, *newer]) == []
     arun(system.close())

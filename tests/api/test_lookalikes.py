@@ -18,7 +18,7 @@ from tests.conftest import arun, git
 OLD = "Deploys are allowed on Friday afternoons"
 NEW = "Deploys are not allowed on Friday afternoons"
 VESPER = "After editing its config, restart the vesper router with the --safe flag."
-SERAC = "After editing its config, restart the serac loader with the --safe flag."
+GATEWAY = "After editing its config, restart the vesper gateway with the --safe flag."
 
 
 def linked(repo: Path, pairs: list[tuple[str, str]]) -> tuple[MemorySystem, list[str], list[str]]:
@@ -40,7 +40,7 @@ def commits(repo: Path) -> int:
 
 
 def test_pairs_are_listed_newer_first_with_their_differences(repo: Path) -> None:
-    system, older, newer = linked(repo, [(OLD, NEW), (VESPER, SERAC)])
+    system, older, newer = linked(repo, [(OLD, NEW), (VESPER, GATEWAY)])
     result = arun(system.lookalikes())
     by_newer = {p["newer"]: p for p in result.pairs}
     assert set(by_newer) == set(newer)
@@ -50,14 +50,14 @@ def test_pairs_are_listed_newer_first_with_their_differences(repo: Path) -> None
     assert neg["newer_content"] == NEW and neg["older_content"] == OLD
     other = by_newer[newer[1]]
     assert other["revision"] is False and other["differs"][0]["kind"] == "word"  # type: ignore[index]
-    assert "serac loader" in result.summary and "elfmem review resolve" in result.summary
+    assert "vesper gateway" in result.summary and "elfmem review resolve" in result.summary
     arun(system.close())
 
 
 def test_keep_both_is_one_commit_that_stops_the_listing_and_undo_lists_it_again(
     repo: Path,
 ) -> None:
-    system, older, newer = linked(repo, [(VESPER, SERAC)])
+    system, older, newer = linked(repo, [(VESPER, GATEWAY)])
     before = commits(repo)
     done = arun(system.resolve_lookalike(older[0], newer[0], "keep"))
     assert done.commit_id and commits(repo) == before + 1
@@ -87,18 +87,18 @@ def test_supersede_declares_the_relation_in_the_newer_file_and_keeps_both(repo: 
 
 
 def test_merge_keeps_both_texts_in_one_block_and_archives_the_other(repo: Path) -> None:
-    system, older, newer = linked(repo, [(VESPER, SERAC)])
+    system, older, newer = linked(repo, [(VESPER, GATEWAY)])
     before = commits(repo)
     arun(system.resolve_lookalike(older[0], newer[0], "merge"))
     assert commits(repo) == before + 1
     kept = arun(system.show(older[0]))
-    assert VESPER in kept.content and SERAC in kept.content
+    assert VESPER in kept.content and GATEWAY in kept.content
     assert ["derived-from", newer[0]] in kept.relations
     gone = arun(system.show(newer[0]))
     assert gone.status == "archived" and gone.extra.get("duplicate-of") == older[0]
-    assert gone.content == SERAC  # archived, not rewritten: nothing is lost
+    assert gone.content == GATEWAY  # archived, not rewritten: nothing is lost
     assert listed(system) == []
-    found = arun(system.recall("restart the serac loader", reinforce=False))
+    found = arun(system.recall("restart the vesper gateway", reinforce=False))
     assert older[0] in [b.id for b in found.blocks]
     arun(system.undo())
     assert arun(system.show(older[0])).content == VESPER
