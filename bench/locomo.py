@@ -59,6 +59,8 @@ MODES = ("cue", "plain", "when", "cue+when")
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.0, 0.3, 0.4, 0.6)},
+    **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
     "no-mmr": SearchSettings(use_mmr=False),
     "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),

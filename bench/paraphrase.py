@@ -47,6 +47,13 @@ except ImportError:  # pragma: no cover
 SETS = Path(__file__).resolve().parent / "sets"
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
+    "coverage-0": SearchSettings(coverage_min=0.0),
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.4, 0.6)},
+    "no-feedback": SearchSettings(dense_feedback=0.0),
+    "no-mmr": SearchSettings(use_mmr=False),
+    "no-contiguity": SearchSettings(contiguity=0.0),
+    "plain": SearchSettings(use_mmr=False, contiguity=0.0),
+    **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
 }
 Ranked = Callable[[str], list[str]]
 

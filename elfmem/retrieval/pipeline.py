@@ -25,8 +25,10 @@ import numpy.typing as npt
 from elfmem.index import IndexDB, lexical, queries, vector_store
 from elfmem.index.fulltext import lexical_soon
 from elfmem.index.queries import BlockRow
+from elfmem.index.termhits import term_hits
 from elfmem.retrieval import (
     answer,
+    coverage,
     dates,
     decay,
     dense_query,
@@ -118,6 +120,10 @@ def _seed(
         pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
+    if s.coverage_min > 0 and pool.lexical_scores:
+        hits_by_term = term_hits(db, query, list(pool.lexical_scores), s.field_weights)
+        shares = coverage.coverage(hits_by_term)
+        pool.lexical_scores = coverage.covered(pool.lexical_scores, shares, s.coverage_min)
     pool.lexical = list(pool.lexical_scores)
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")

@@ -14,6 +14,7 @@ from elfmem.index import FieldWeights
 from elfmem.index.calibration import Cuts
 from elfmem.retrieval import contiguity as contig
 from elfmem.retrieval import fusion, late, mmr
+from elfmem.retrieval.coverage import COVERAGE_MIN
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 
 DENSE_FLOOR = 0.35
@@ -42,6 +43,9 @@ class SearchSettings:
     """Knobs of the first stages; the defaults are the ones measured on the dev benchmark."""
 
     seeds: int = 50
+    coverage_min: float = COVERAGE_MIN
+    """A lexical hit holding less of the question's word weight leaves the lexical ranking
+    (``retrieval.coverage``); 0: every word match counts, as before."""
     rrf_k: int = fusion.RRF_K
     fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""
