@@ -143,7 +143,6 @@ _ONE_SIDE_EDITS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="reconcile counts only content and cue as an edit")
 @pytest.mark.parametrize("kind", sorted(_ONE_SIDE_EDITS))
 def test_reconcile_keeps_live_a_block_forgotten_on_one_side_and_edited_in_any_field(
     kind: str,
