@@ -62,8 +62,7 @@ def _place(
         edited = sorted(
             p
             for p, b in copies
-            if _status(p) != "archived"
-            and (base is None or _edited(b, base[1]))
+            if _status(p) != "archived" and (base is None or _edited(b, base[1]))
         )
         if edited:
             events.append(
