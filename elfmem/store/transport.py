@@ -76,6 +76,7 @@ def _run(
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait on a password prompt nobody can see
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     env["LC_ALL"] = "C"  # git's messages are matched below; keep them in English
+    env["ELFMEM_GIT"] = "1"  # elfmem's own fetch or push: its reference-transaction hook skips
     try:
         return subprocess.run(
             ["git", *([f"--git-dir={git_path}"] if git_path is not None else []), *args],

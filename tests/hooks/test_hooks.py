@@ -90,10 +90,10 @@ def test_install_writes_executable_hooks_and_a_second_install_changes_nothing(re
     first = hooks.install(repo)
     folder = repo / ".git/hooks"
     assert first.hooks_dir == str(folder)
-    assert [h.action for h in first.hooks] == ["installed"] * 5
+    assert [h.action for h in first.hooks] == ["installed"] * len(hooks.HOOK_NAMES)
     before = {p.name: (p.read_bytes(), p.stat().st_mode) for p in folder.iterdir()}
     second = hooks.install(repo)
-    assert [h.action for h in second.hooks] == ["unchanged"] * 5
+    assert [h.action for h in second.hooks] == ["unchanged"] * len(hooks.HOOK_NAMES)
     assert {p.name: (p.read_bytes(), p.stat().st_mode) for p in folder.iterdir()} == before
     assert not list(folder.glob("*.elfmem-chained"))
     assert all(os.access(folder / name, os.X_OK) for name in hooks.HOOK_NAMES)
@@ -330,11 +330,12 @@ def test_uninstall_restores_the_original_hook_byte_for_byte(repo: Path) -> None:
     hooks.install(repo)
     assert (folder / "pre-commit.elfmem-chained").read_bytes() == original
     report = hooks.uninstall(repo)
-    assert [h.action for h in report.hooks] == ["restored"] + ["removed"] * 4
+    others = len(hooks.HOOK_NAMES) - 1
+    assert [h.action for h in report.hooks] == ["restored"] + ["removed"] * others
     assert (folder / "pre-commit").read_bytes() == original
     assert stat.S_IMODE((folder / "pre-commit").stat().st_mode) == 0o750
     assert not list(folder.glob("*.elfmem-chained"))
-    assert [h.state for h in hooks.status(repo).hooks] == ["foreign"] + ["missing"] * 4
+    assert [h.state for h in hooks.status(repo).hooks] == ["foreign"] + ["missing"] * others
 
 
 def test_install_refuses_to_drop_a_hook_when_both_slots_are_taken(repo: Path) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from elfmem.api import MemorySystem
 from tests.conftest import arun, git
 from tests.sharing.clones import bare, block_ids, clone, folded, outcome, project, remember, rev
@@ -64,7 +62,6 @@ def test_pre_push_carries_the_notes_and_a_clone_gets_the_ledger(tmp_path: Path) 
     assert folded(b, ids)[ids[0]][0] > 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="pre-push pushes the notes before the remote answers")
 def test_a_dry_run_or_a_rejected_push_sends_no_notes_and_the_next_good_push_does(
     tmp_path: Path,
 ) -> None:
