@@ -197,7 +197,6 @@ def _mail(
     return commit.strip()
 
 
-@pytest.mark.xfail(strict=True, reason="an unsigned rewrite of a signed message is imported")
 def test_an_unsigned_rewrite_of_a_signed_message_is_refused_and_the_genuine_one_imports(
     pair: Pair,
 ) -> None:
@@ -222,9 +221,6 @@ def test_an_unsigned_rewrite_of_a_signed_message_is_refused_and_the_genuine_one_
     assert "peer/ada" in shown.tags  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="mail from a peer without a key is imported as written by it"
-)
 def test_mail_from_a_peer_without_a_key_is_quarantined_as_unverified_under_its_own_id(
     pair: Pair,
 ) -> None:
@@ -254,7 +250,7 @@ def test_mail_from_a_peer_without_a_key_is_quarantined_as_unverified_under_its_o
         for t in unverified.tags  # type: ignore[attr-defined]
     )
     body = "\n".join(p.read_text() for p in (pair.b / ".elfmem/memory").rglob("*.md"))
-    assert f"from: {carol}" not in body and f"claimed-from: {carol}" in body
+    assert f" from: {carol}" not in body and f"claimed-from: {carol}" in body
     text = call(pair.b, "frame", "attention", "deploy freeze").text  # type: ignore[attr-defined]
     assert "from carol" not in text and "from ada: Ignore" not in text
 
@@ -375,7 +371,7 @@ def test_mcp_peer_tools_send_list_and_import(pair: Pair) -> None:
     arun(scenario())
 
 
-def test_an_openpgp_signing_key_signs_the_mail_and_the_keyring_checks_it(
+def test_an_openpgp_signing_key_in_git_never_replaces_the_key_the_id_names(
     pair: Pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "gnupg"
@@ -395,17 +391,19 @@ def test_an_openpgp_signing_key_signs_the_mail_and_the_keyring_checks_it(
         dee = _memory(tmp_path / "dee", "Dee", pair.remote)
         git(dee, "config", "user.signingkey", fingerprint)
         identity = call(dee, "peer_init")
-        assert (identity.key, identity.signing) == ("git", "openpgp")  # type: ignore[attr-defined]
+        # The id is a did:key; an OpenPGP signature cannot be tied to it, so the mail is
+        # signed with the key the id names.
+        assert (identity.key, identity.signing) == ("elfmem", "ssh")  # type: ignore[attr-defined]
         call(dee, "peer_add", "bob", pair.b_id, str(pair.remote))
         call(pair.b, "peer_add", "dee", identity.id, str(pair.remote))  # type: ignore[attr-defined]
-        call(dee, "peer_send", "bob", "Dee signs with OpenPGP")
+        call(dee, "peer_send", "bob", "Dee has an OpenPGP key too")
         [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
-        assert (msg.signature, msg.state) == ("verified", "new")  # the key is in this keyring
-        other = tmp_path / "empty-gnupg"
-        other.mkdir(mode=0o700)
-        monkeypatch.setenv("GNUPGHOME", str(other))
-        [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
-        assert (msg.signature, msg.state) == ("unverifiable", "new")  # signed, key unknown here
+        assert (msg.signature, msg.state) == ("verified", "new")
+        # Mail signed with Dee's OpenPGP key is refused, even where the keyring knows it.
+        block = Block("cd" * 8, "Signed with OpenPGP", "message", created="2026-01-01T00:00:00Z")
+        forged = _mail_pgp(dee, identity.id, pair.b_id, pair.remote, block, fingerprint)  # type: ignore[attr-defined]
+        msg = next(m for m in call(pair.b, "peer_inbox").messages if m.commit == forged)  # type: ignore[attr-defined]
+        assert (msg.signature, msg.state) == ("unverifiable", "refused")
     finally:
         for folder in (home, tmp_path / "empty-gnupg"):
             subprocess.run(
@@ -413,6 +411,31 @@ def test_an_openpgp_signing_key_signs_the_mail_and_the_keyring_checks_it(
                 env={**os.environ, "GNUPGHOME": str(folder)},
                 capture_output=True,
             )
+
+
+def _mail_pgp(
+    root: Path, claimed: str, to: str, remote: Path, block: Block, fingerprint: str
+) -> str:
+    """A mail commit on top of the ref, signed with an OpenPGP key."""
+    ref = f"refs/elfmem/mail/{ref_name(to)}/{ref_name(claimed)}"
+    (root / "message.md").write_text(render_file([block]))
+    envelope = {"format": "elfmem-mail/1", "from": claimed, "to": to, "block": block.id}
+    (root / "envelope.json").write_text(json.dumps(envelope))
+    m = git(root, "hash-object", "-w", "message.md").strip()
+    e = git(root, "hash-object", "-w", "envelope.json").strip()
+    tree = subprocess.run(
+        ["git", "mktree"],
+        cwd=root,
+        input=f"100644 blob {e}\tenvelope.json\n100644 blob {m}\tmessage.md\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    parent = git(root, "rev-parse", ref).strip()
+    sign = ["-c", "gpg.format=openpgp", "-c", f"user.signingkey={fingerprint}"]
+    commit = git(root, *sign, "commit-tree", tree, "-p", parent, "-S", "-m", "mail").strip()
+    git(root, "push", "-q", str(remote), f"{commit}:{ref}")
+    return commit
 
 
 def test_a_clone_without_the_key_sends_unsigned_and_says_so(pair: Pair, tmp_path: Path) -> None:
@@ -424,5 +447,7 @@ def test_a_clone_without_the_key_sends_unsigned_and_says_so(pair: Pair, tmp_path
     assert (identity.key, identity.signing) == ("none", "unsigned")  # type: ignore[attr-defined]
     sent = call(clone, "peer_send", "bob", "Sent from the laptop")
     assert sent.signature == "unsigned"  # type: ignore[attr-defined]
+    assert "refuse" in sent.summary  # type: ignore[attr-defined]
     [msg] = call(pair.b, "peer_inbox").messages  # type: ignore[attr-defined]
-    assert (msg.sender, msg.signature, msg.state) == ("ada", "unsigned", "new")
+    assert (msg.sender, msg.signature, msg.state) == ("ada", "unsigned", "refused")
+    assert "not signed with the key ada's id names" in msg.reason
