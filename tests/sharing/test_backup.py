@@ -196,7 +196,6 @@ def _mode(path: Path) -> tuple[str, str]:
     return arun(go())
 
 
-@pytest.mark.xfail(strict=True, reason="restore of a ref-mode backup gives branch mode")
 def test_restore_of_a_ref_mode_backup_is_in_ref_mode_as_git_clone_is(
     memory: Path, tmp_path: Path
 ) -> None:
