@@ -84,7 +84,10 @@ def send(core: Core, to: str, message: str, tags: Sequence[str] = ()) -> SendRes
     )
     if offline is not None:
         raise RemoteError(offline.message, queued)
-    report = transport.push(_git_dir(core), remote, [f"{ref}:{ref}"])
+    try:
+        report = transport.push(_git_dir(core), remote, [f"{ref}:{ref}"])
+    except RemoteError as exc:  # the message is recorded here already: say where it waits
+        raise RemoteError(exc.message, queued) from exc
     if report.rejected:
         raise RemoteError(f"{remote} refused {ref}: {report.rejected[0].summary}.", queued)
     signed = signer.format if signer else "unsigned"

@@ -147,14 +147,11 @@ def _parse_porcelain(text: str) -> list[RefUpdate]:
 _NOTHING_LOCAL = "nothing local was changed"
 
 
-def _failure(
-    action: str, remote: str, stderr: str, local: str = _NOTHING_LOCAL, detail: str = ""
-) -> RemoteError:
+def _failure(action: str, remote: str, stderr: str, local: str = _NOTHING_LOCAL) -> RemoteError:
     """The error for a failed fetch or push; ``local`` says what stands locally (the caller
     knows: a push after a merge has changed something here)."""
     low = stderr.lower()
-    if not detail:
-        detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
     if any(h in low for h in _OFFLINE_HINTS):
         return RemoteError(
             f"cannot reach remote {remote!r} to {action} ({detail}).",
@@ -242,9 +239,15 @@ def push(
     if done.returncode != 0:
         rejected = [u for u in updates if u.flag == "!"]
         final = [u for u in rejected if not u.moved]
-        if not rejected or final:
-            why = f"{final[0].target} {final[0].summary}" if final else ""
-            raise _failure("push to", remote, done.stderr, local, why)
+        if final:
+            raise RemoteError(
+                f"remote {remote!r} refused {final[0].target}: {final[0].summary}.",
+                "A hook or a protection rule on the server declined it, so trying again would "
+                f"not help: allow pushes to {final[0].target} there, or use another remote; "
+                f"{local}.",
+            )
+        if not rejected:
+            raise _failure("push to", remote, done.stderr, local)
     return PushReport(updates)
 
 
