@@ -404,3 +404,21 @@ def test_reindex_hook_speaks_json_and_exits_0_even_when_memory_cannot_open(repo:
     assert result.exit_code == 0
     assert "not valid YAML" in json.loads(result.stdout)["error"]
     assert "elfmem: post-merge hook skipped" in result.stderr
+
+
+def test_a_chained_reference_transaction_hook_gets_its_input_and_a_commit_runs_no_elfmem(
+    repo: Path, tmp_path: Path
+) -> None:
+    _memory(repo)
+    user_hook = repo / ".git/hooks/reference-transaction"
+    user_hook.write_text(f'#!/bin/sh\necho "$1" >> "{tmp_path}/states"; cat >> "{tmp_path}/seen"\n')
+    user_hook.chmod(0o755)
+    hooks.install(repo)
+    assert (repo / ".git/hooks/reference-transaction.elfmem-chained").exists()
+    (repo / "code.py").write_text("x = 1\n")
+    git(repo, "add", "code.py")
+    done = _git(repo, "commit", "-q", "-m", "code")
+    assert done.returncode == 0, done.stderr
+    assert "refs/heads/main" in (tmp_path / "seen").read_text()
+    assert "committed" in (tmp_path / "states").read_text()
+    assert done.stderr == ""  # nothing of elfmem's ran: no remote-tracking ref moved
