@@ -422,3 +422,17 @@ def test_a_chained_reference_transaction_hook_gets_its_input_and_a_commit_runs_n
     assert "refs/heads/main" in (tmp_path / "seen").read_text()
     assert "committed" in (tmp_path / "states").read_text()
     assert done.stderr == ""  # nothing of elfmem's ran: no remote-tracking ref moved
+
+
+def test_doctor_names_hooks_an_older_install_lacks(repo: Path) -> None:
+    from elfmem.rhythms import doctor
+
+    _memory(repo)
+    hooks.install(repo)
+    (repo / ".git/hooks/reference-transaction").unlink()  # as an install before the hook existed
+    system = arun(MemorySystem.from_config(repo))
+    try:
+        [check] = [c for c in doctor.doctor(system._core).checks if c.name == "hooks"]
+    finally:
+        arun(system.close())
+    assert "adds the missing ones" in check.detail
