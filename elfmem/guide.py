@@ -299,7 +299,14 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "sync",
     ),
     "hook_pre_push": (
-        "Before push: flush the ledger and push the notes along.",
+        "Before push: flush the ledger and note what the push sends.",
+        "-",
+        "ms",
+        "PrePush",
+        "-",
+    ),
+    "hook_after_push": (
+        "After a push the remote took: push the notes along.",
         "-",
         "one fetch + push",
         "PrePush",

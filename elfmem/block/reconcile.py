@@ -9,7 +9,8 @@ both, deterministically (the same files give the same result on every clone):
 - the versions of one id are merged as the driver merges them (``merge.merge_versions``);
 - the block goes where a side moved it (a copy still where the base had it did not move); of two
   moves, ``notes/`` before ``log/`` before ``archive/``, then the path; a block forgotten on one
-  side and edited on the other stays live with the edit;
+  side and edited on the other (any field: text, tags, relations, inline fields, pinned) stays
+  live with the edit;
 - a bucket chain (one status, category and month) with a bucket past the bound is laid out again
   in canonical order, ``BUCKET_LIMIT`` blocks per file.
 """
@@ -45,6 +46,12 @@ def _status(path: str) -> str:
     return key.status if key else "active"
 
 
+def _edited(block: Block, base: Block) -> bool:
+    """Any change a person or elfmem makes counts (text, tags, relations, inline fields, pinned,
+    frontmatter keys): the merge driver kept the edit, so the pass must not archive it."""
+    return block != base
+
+
 def _place(
     copies: Sequence[tuple[str, Block]], base: tuple[str, Block] | None, events: list[str]
 ) -> str:
@@ -55,8 +62,7 @@ def _place(
         edited = sorted(
             p
             for p, b in copies
-            if _status(p) != "archived"
-            and (base is None or (b.content, b.cue) != (base[1].content, base[1].cue))
+            if _status(p) != "archived" and (base is None or _edited(b, base[1]))
         )
         if edited:
             events.append(

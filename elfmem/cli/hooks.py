@@ -88,10 +88,23 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> N
             click.echo(result.summary, err=True)
             sys.exit(1)
     elif name == "pre-push":
-        remote = args[0] if args else None
-        _never_failing(ctx, name, json_, (lambda s: s.hook_pre_push(remote)) if remote else _flush)
+        remote, lines = args[0] if args else None, _input_lines()
+        _never_failing(
+            ctx, name, json_, (lambda s: s.hook_pre_push(remote, lines)) if remote else _flush
+        )
+    elif name == "reference-transaction":
+        if args[:1] == ("committed",):
+            lines = _input_lines()
+            _never_failing(ctx, name, json_, lambda s: s.hook_after_push(lines))
     elif logic.wants_reindex(name, args):
         _never_failing(ctx, name, json_, _reindex)
+
+
+def _input_lines() -> list[str]:
+    """What git wrote on the hook's standard input (nothing when it is a terminal)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return []
+    return [line.strip() for line in sys.stdin.read().splitlines() if line.strip()]
 
 
 def _never_failing(
@@ -113,8 +126,12 @@ def _never_failing(
         click.echo(f"elfmem: {result.summary}", err=True)
     elif isinstance(result, logic.FlushResult) and result.events:
         click.echo(f"elfmem: {result.summary}", err=True)
-    elif name == "pre-push" and (getattr(result, "notes_pushed", False) or result.message):  # type: ignore[attr-defined]
-        click.echo(f"elfmem: {result.summary}", err=True)
+    elif name == "reference-transaction":
+        said = str(getattr(result, "message", ""))
+        if getattr(result, "notes_pushed", False):
+            click.echo(f"elfmem: notes pushed {said}.", err=True)
+        elif said:
+            click.echo(f"elfmem: notes not pushed ({said}).", err=True)
 
 
 COMMANDS = [hooks, hook]

@@ -44,6 +44,9 @@ class UpstreamBlock:
     archive_reason: str = ""
     superseded_by: str = ""
     outcomes: tuple[UpstreamOutcome, ...] = ()
+    share: str = ""
+    """``private``, ``peer`` or ``public`` (upstream's default is private); empty when the
+    database predates the column."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,32 @@ class UpstreamMemory:
     schema_version: int
     blocks: list[UpstreamBlock] = field(default_factory=list)
     edges: list[UpstreamEdge] = field(default_factory=list)
+    left_out: dict[str, int] = field(default_factory=dict)
+    """What the database holds that has no place in our memory: what → how many rows."""
+
+
+_LEFT_OUT = {
+    "sessions": ("sessions", ""),
+    "custom frames": ("frames", "WHERE source != 'builtin'"),
+    "peers in upstream's roster": ("peer_roster", ""),
+    "recorded contradictions": ("contradictions", ""),
+    "identity amendments": ("block_amendments", ""),
+    "co-retrieval counts not yet an edge": ("co_retrieval_staging", ""),
+}
+
+
+def _left_out(conn: sqlite3.Connection, tables: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for what, (table, where) in _LEFT_OUT.items():
+        if table not in tables:
+            continue
+        try:
+            n = int(conn.execute(f"SELECT COUNT(*) FROM {table} {where}").fetchone()[0])
+        except sqlite3.Error:  # an older schema without the column: count every row
+            n = int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+        if n:
+            counts[what] = n
+    return counts
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -143,6 +172,7 @@ def _read(conn: sqlite3.Connection, db_path: Path) -> UpstreamMemory:
                 archive_reason=_text(get("archive_reason")),
                 superseded_by=_text(get("superseded_by")),
                 outcomes=tuple(outcomes.get(row["id"], ())),
+                share=_text(get("share")),
             )
         )
     edge_cols = _columns(conn, "edges")
@@ -158,4 +188,4 @@ def _read(conn: sqlite3.Connection, db_path: Path) -> UpstreamMemory:
         for row in conn.execute("SELECT * FROM edges ORDER BY from_id, to_id")
     ]
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    return UpstreamMemory(str(db_path), version, blocks, edges)
+    return UpstreamMemory(str(db_path), version, blocks, edges, _left_out(conn, tables))

@@ -136,6 +136,8 @@ def _hooks(core: Core) -> Check:
         detail += (
             " (optional: `elfmem hooks install` checks memory on commit, reindexes on checkout)"
         )
+    elif len(mine) < len(report.hooks):  # installed by an older elfmem: the notes wait for sync
+        detail += " (`elfmem hooks install` adds the missing ones)"
     return Check("hooks", True, detail)
 
 

@@ -2,7 +2,9 @@
 
 pre-commit refuses staged memory files that would not parse, repeat a block id, hold conflict
 markers or carry a secret (``staged.py``); post-merge, post-checkout and post-rewrite bring the
-derived index up to date; pre-push flushes the ledger spool. A hook already in place is chained,
+derived index up to date; pre-push flushes the ledger spool and notes that a push is under way,
+and reference-transaction pushes the notes once that push has moved a remote-tracking ref (so a
+dry run or a refused push sends none). A hook already in place is chained,
 never replaced. ``git rev-parse --git-path hooks`` names the folder: the one git really runs hooks
 from, ``core.hooksPath`` included. Nothing here imports pygit2 or the index at import time, so the
 pre-commit path starts fast.
@@ -27,7 +29,14 @@ __all__ = ["StagedCheck", "check_staged"]
 if TYPE_CHECKING:
     from elfmem.rhythms.core import Core
 
-HOOK_NAMES = ("pre-commit", "post-merge", "post-checkout", "post-rewrite", "pre-push")
+HOOK_NAMES = (
+    "pre-commit",
+    "post-merge",
+    "post-checkout",
+    "post-rewrite",
+    "pre-push",
+    "reference-transaction",
+)
 MARKER = b"# elfmem-hook: "
 """The second line of every program elfmem installs: how ``ours`` is told from a person's hook."""
 CHAINED_SUFFIX = ".elfmem-chained"
@@ -53,12 +62,49 @@ else
 fi
 exit "$status"
 """
+_STDIN_PROGRAM = """#!/bin/sh
+# elfmem-hook: {name}
+# Written by `elfmem hooks install`; `elfmem hooks uninstall` removes it and puts back the hook
+# that was here before. That hook, kept as {name}.elfmem-chained, runs first with the same
+# arguments and standard input, and its exit status is kept.
+hook={name}
+python=python3
+status=0
+input=$(cat)
+if [ -x "$0.elfmem-chained" ]; then
+    printf '%s\\n' "$input" | "$0.elfmem-chained" "$@" || status=$?
+    [ "$status" -eq 0 ] || exit "$status"
+fi
+{guard}if command -v elfmem >/dev/null 2>&1; then
+    printf '%s\\n' "$input" | elfmem hook "$hook" "$@" || status=$?
+elif "$python" -c 'import elfmem' >/dev/null 2>&1; then
+    printf '%s\\n' "$input" |
+        "$python" -c 'from elfmem.cli import main; main()' hook "$hook" "$@" || status=$?
+else
+    echo "elfmem: not found, so its $hook hook did nothing (run: elfmem hooks uninstall)" >&2
+fi
+exit "$status"
+"""
+_STDIN_HOOKS = {
+    "pre-push": "",
+    # Runs on every ref update git makes, so it leaves at once unless a push just moved a
+    # remote-tracking ref and a push is pending (never for elfmem's own git calls).
+    "reference-transaction": (
+        '[ "$1" = committed ] && [ -z "$ELFMEM_GIT" ] || exit "$status"\n'
+        'case "$input" in *" refs/remotes/"*) ;; *) exit "$status" ;; esac\n'
+        '[ -f "$(git rev-parse --git-path elfmem/push-pending)" ] || exit "$status"\n'
+    ),
+}
+"""Hooks that need what git writes on their standard input; the text is the early exit."""
 _PYTHON_LINE = "python=python3\n"
 
 
 def program(name: str, python: str = "python3") -> bytes:
     """The program installed as hook ``name``; ``python`` runs elfmem when PATH lacks it."""
-    text = _PROGRAM.format(name=name)
+    if name in _STDIN_HOOKS:
+        text = _STDIN_PROGRAM.format(name=name, guard=_STDIN_HOOKS[name])
+    else:
+        text = _PROGRAM.format(name=name)
     return text.replace(_PYTHON_LINE, f"python={shlex.quote(python)}\n").encode()
 
 

@@ -21,6 +21,7 @@ from elfmem.rhythms.results import Result
 from elfmem.store import Store, transport
 from elfmem.store.bundle import adopt_bundle_notes, write_backup
 from elfmem.store.notes import NOTES_REF
+from elfmem.store.tracking import adopt_remote_memory
 
 
 @dataclass(frozen=True)
@@ -119,10 +120,14 @@ def restore(source: Path, target: Path | None = None) -> RestoreResult:
             f"{dest} exists and is not empty; nothing was restored.",
             "Name a new folder: `elfmem restore FILE NEW_DIR`.",
         )
-    branch = None if "HEAD" in heads else branches[0].removeprefix("refs/heads/")
-    transport.clone(str(source.resolve()), dest, branch)
+    # A bundle without HEAD is a ref-mode backup: its one branch is the memory ref, which is
+    # never checked out. Clone it as plain git does and adopt the ref, as the first command
+    # after `git clone` would, so both ways give the same mode.
+    transport.clone(str(source.resolve()), dest, None)
     store = Store.open(dest, "elf")
     try:
+        if "HEAD" not in heads:
+            adopt_remote_memory(store.repo, branches[0])
         adopt_bundle_notes(store.repo)
         head = store.branch
         commit = store.resolve(head)

@@ -30,7 +30,7 @@ from elfmem.store.ledger import NEUTRAL_BAND, decode
 
 LEVELS = ("public", "peer", "private")
 DEFAULT_LEVEL = "peer"
-_PROVENANCE_KEYS = ("from", "via", "signature")
+_PROVENANCE_KEYS = ("from", "claimed-from", "via", "signature")
 
 
 def share_level(block: Block) -> str:

@@ -6,7 +6,11 @@ the remote is away the message waits on that ref and goes out with the next send
 fetches ``refs/elfmem/mail/<me>/*`` from every remote the roster names, checks each message's
 signature against the key its sender's ``did:key`` names, and with ``do_import`` commits the new
 ones from known peers, quarantined: tagged ``peer/<name>``, with ``from``, ``via`` (the mail
-commit) and ``signature`` kept in the block's frontmatter (docs/peers.md).
+commit) and ``signature`` kept in the block's frontmatter (docs/peers.md). Mail from a peer whose
+id names a key is taken only when signed with that key; mail from a peer whose id names none is
+kept as unverified (``peer/unverified``, ``claimed-from``), never as written by that peer. The id
+a message takes here is derived from its sender (``import_id``), so no other message can take
+it first.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from elfmem.sharing.peers import init, load, signer_for
 from elfmem.sharing.results import InboxMessage, InboxResult, InboxStatus, SendResult
 from elfmem.sharing.roster import Peer, Roster
 from elfmem.store import mail, transport
-from elfmem.store.mail import BAD, MAIL_PREFIX
+from elfmem.store.mail import BAD, MAIL_PREFIX, VERIFIED
 
 INBOX_PREFIX = "refs/elfmem/inbox"
 """Where fetched mail for this memory is mirrored, one folder per remote."""
@@ -80,7 +84,10 @@ def send(core: Core, to: str, message: str, tags: Sequence[str] = ()) -> SendRes
     )
     if offline is not None:
         raise RemoteError(offline.message, queued)
-    report = transport.push(_git_dir(core), remote, [f"{ref}:{ref}"])
+    try:
+        report = transport.push(_git_dir(core), remote, [f"{ref}:{ref}"])
+    except RemoteError as exc:  # the message is recorded here already: say where it waits
+        raise RemoteError(exc.message, queued) from exc
     if report.rejected:
         raise RemoteError(f"{remote} refused {ref}: {report.rejected[0].summary}.", queued)
     signed = signer.format if signer else "unsigned"
@@ -139,30 +146,54 @@ def _collect(
     ]
 
 
+def import_id(sender_id: str, block_id: str, commit: str = "") -> str:
+    """The id a message takes here: derived from its sender (and, unverified, from its mail
+    commit), so a message from someone else, or a rewrite nobody signed, can never occupy the
+    id the sender's signed message takes. The same on every clone of this memory."""
+    seed = "\0".join(["elfmem-mail", sender_id, block_id, commit])
+    return hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+
+def _check(
+    roster: Roster, ref: str, envelope: dict[str, object], item: mail.Mail, block: Block
+) -> tuple[str, str, str]:
+    """(signature, state, reason): who may be believed to have written the message."""
+    sender_id = str(envelope.get("from", ""))
+    peer = roster.by_id(sender_id)
+    raw = ed25519_from_did(sender_id)
+    line = mail.ed25519_line(raw) if raw is not None else None
+    signature = mail.verify(item, line, sender_id)
+    if envelope.get("to") != roster.self_id or not ref.endswith("/" + ref_name(sender_id)):
+        return signature, "refused", "addressed or filed wrongly"
+    if peer is None:
+        return signature, "refused", "sender not in the roster (elfmem peer add)"
+    if signature == BAD:
+        return signature, "refused", "bad signature"
+    if line is not None and signature != VERIFIED:
+        return signature, "refused", f"not signed with the key {peer.name}'s id names"
+    if scan_fields(block_fields(block)):
+        return signature, "refused", "carries what looks like a credential"
+    if line is None:
+        return signature, "new", f"unverified: {peer.name}'s id names no key to check"
+    return signature, "new", ""
+
+
 def _message(roster: Roster, ref: str, item: mail.Mail) -> tuple[InboxMessage, Block] | None:
     try:
         envelope = json.loads(item.files["envelope.json"])
         blocks = parse_bytes(item.files["message.md"], "message.md")
     except (KeyError, ValueError, BlockFormatError):
         return None
-    if len(blocks) != 1 or envelope.get("format") != MAIL_FORMAT:
+    if len(blocks) != 1 or not isinstance(envelope, dict):
+        return None
+    if envelope.get("format") != MAIL_FORMAT:
         return None
     block, sender_id = blocks[0], str(envelope.get("from", ""))
     peer = roster.by_id(sender_id)
-    raw = ed25519_from_did(sender_id)
-    line = mail.ed25519_line(raw) if raw is not None else None
-    signature = mail.verify(item, line, sender_id)
-    state, reason = "new", ""
-    if envelope.get("to") != roster.self_id or not ref.endswith("/" + ref_name(sender_id)):
-        state, reason = "refused", "addressed or filed wrongly"
-    elif peer is None:
-        state, reason = "refused", "sender not in the roster (elfmem peer add)"
-    elif signature == BAD:
-        state, reason = "refused", "bad signature"
-    elif scan_fields(block_fields(block)):
-        state, reason = "refused", "carries what looks like a credential"
+    signature, state, reason = _check(roster, ref, envelope, item, block)
+    verified = ed25519_from_did(sender_id) is not None and signature == VERIFIED
     msg = InboxMessage(
-        block.id,
+        import_id(sender_id, block.id, "" if verified else item.commit_id),
         sender_id,
         peer.name if peer else "",
         block.content,
@@ -173,6 +204,18 @@ def _message(roster: Roster, ref: str, item: mail.Mail) -> tuple[InboxMessage, B
         reason,
     )
     return msg, block
+
+
+def _quarantined(msg: InboxMessage, block: Block) -> Block:
+    """The block as this memory keeps it: its own id, the sender's ``peer/*`` tags dropped (a
+    message never says who wrote it), and its provenance. Unverified mail is never attributed
+    to the peer it names: tagged ``peer/unverified``, with ``claimed-from`` for ``from``."""
+    unverified = bool(msg.reason)
+    own = [t for t in block.tags if not t.startswith("peer/")]
+    tags = tuple(dict.fromkeys((*own, "peer/unverified" if unverified else f"peer/{msg.sender}")))
+    who = ("claimed-from" if unverified else "from", msg.sender_id)
+    extra = (who, ("via", msg.commit), ("signature", msg.signature))
+    return block.with_changes(id=msg.block_id, tags=tags, extra=extra)
 
 
 def inbox(core: Core, do_import: bool = False) -> InboxResult:
@@ -187,16 +230,12 @@ def inbox(core: Core, do_import: bool = False) -> InboxResult:
     messages = [msg for msg, _ in found]
     if not do_import:
         return InboxResult(messages)
-    items = []
-    for msg, block in found:
-        if msg.state != "new":
-            continue
-        extra = (("from", msg.sender_id), ("via", msg.commit), ("signature", msg.signature))
-        tags = tuple(dict.fromkeys((*block.tags, f"peer/{msg.sender}")))
-        items.append(Incoming(block.with_changes(tags=tags, extra=extra)))
+    items = [Incoming(_quarantined(msg, block)) for msg, block in found if msg.state == "new"]
     if not items:
         return InboxResult(messages)
-    senders = sorted({m.sender for m in messages if m.state == "new"})
+    senders = sorted(
+        {m.sender if not m.reason else "unverified" for m in messages if m.state == "new"}
+    )
     commit, added = commit_incoming(
         core,
         items,

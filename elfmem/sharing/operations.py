@@ -6,6 +6,7 @@ table and the guide see them as its own methods.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from elfmem.progress import Progress, silent
@@ -45,6 +46,12 @@ class SyncOperations:
 
         raise InvalidInput(f"unknown mode {where!r}.", "Use `ref` or `branch`.")
 
-    async def hook_pre_push(self, remote: str) -> plaingit.PrePush:
-        """The pre-push hook's part: flush the ledger and push the notes along; never fails."""
-        return plaingit.pre_push(self._core.store, remote)
+    async def hook_pre_push(self, remote: str, lines: Sequence[str] = ()) -> plaingit.PrePush:
+        """The pre-push hook's part: flush the ledger and note what the push sends (git's
+        pre-push input lines); the notes go once the remote took it. Never fails."""
+        return plaingit.pre_push(self._core.store, remote, lines)
+
+    async def hook_after_push(self, lines: Sequence[str]) -> plaingit.PrePush:
+        """The reference-transaction hook's part: when a pending push moved a remote-tracking
+        ref (git's input lines ``<old> <new> <ref>``), push the notes there. Never fails."""
+        return plaingit.after_push(self._core.store, lines)

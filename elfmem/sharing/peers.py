@@ -64,14 +64,13 @@ def _own_line(core: Core) -> str | None:
 def signer_for(core: Core, self_id: str) -> tuple[Signer | None, str]:
     """The key that signs this memory's mail, and where it lives (``git``/``elfmem``/``none``).
 
-    git's own signing key wins: SSH when its did:key is this memory's id, OpenPGP/X.509 always
-    (git signs with them; the recipient's keyring checks them). Otherwise elfmem's key in the
-    git dir, when it is the key the id names. A clone without either sends unsigned.
+    Always the key the id names, since a recipient takes mail from an id that names a key only
+    when signed with it: git's own SSH signing key when its did:key is this memory's id, else
+    elfmem's key in the git dir. An OpenPGP or X.509 key in git cannot be tied to the id, so it
+    never signs mail. A clone without the key sends unsigned (and its peers refuse it).
     """
     user = mail.configured_signer(core.store.repo)
-    if user is not None and (
-        user.format != "ssh" or _key_did(mail.ssh_public_key(user)) == self_id
-    ):
+    if user is not None and user.format == "ssh" and _key_did(mail.ssh_public_key(user)) == self_id:
         return user, "git"
     own = mail.own_key_path(core.store.state_dir)
     if own.is_file() and _key_did(_own_line(core)) == self_id:

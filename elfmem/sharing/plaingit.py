@@ -7,12 +7,19 @@
   config, which a clone does not copy) and fetches the ledger once (a plain ``git clone``
   fetches branches only); and tracking notes that moved since the last look are merged in. The
   check is a small file read and one ref lookup per remote.
-- ``pre_push``: the ledger rides along with the user's own ``git push``: flushed, merged with
-  the remote's, pushed without force. It never blocks or fails that push.
+- ``pre_push`` and ``after_push``: the ledger rides along with the user's own ``git push``.
+  pre-push runs before the remote answers (and on ``--dry-run``), so it only flushes the spool
+  and notes the commits being sent; the reference-transaction hook, once the push has moved a
+  remote-tracking ref to one of them, merges the remote's notes and pushes ours without force.
+  A dry run, a refused push or a push to a bare URL sends no notes; the next sync does. Neither
+  ever blocks or fails the user's push.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +43,7 @@ from elfmem.store.tracking import (
     notes_tracking_tips,
 )
 
+_ZERO = "0" * 40
 FIRST_FETCH_TIMEOUT = 20.0
 PRE_PUSH_TIMEOUT = 30.0
 
@@ -130,6 +138,11 @@ def _fast_forward(store: Store, done: dict[str, str]) -> str:
     return "none"
 
 
+PENDING_FILE = "push-pending"
+"""In the state folder: ``{remote: [local commit ids being pushed]}``, written by pre-push and
+consumed by reference-transaction once the push moved a remote-tracking ref to one of them."""
+
+
 @dataclass(frozen=True)
 class PrePush(Result):
     events_flushed: int
@@ -143,9 +156,72 @@ class PrePush(Result):
         return text + (f" ({self.message})." if self.message else ".")
 
 
-def pre_push(store: Store, remote: str) -> PrePush:
-    """Flush the spool, merge the remote's notes, push ours: bounded, never forced, never
-    raising (the user's push goes ahead whatever happens here)."""
+def _pending_path(store: Store) -> Path:
+    return store.state_dir / PENDING_FILE
+
+
+def _read_pending(store: Store) -> dict[str, list[str]]:
+    try:
+        data = json.loads(_pending_path(store).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): [str(x) for x in v] for k, v in data.items() if isinstance(v, list)}
+
+
+def _write_pending(store: Store, pending: dict[str, list[str]]) -> None:
+    path = _pending_path(store)
+    if not pending:
+        path.unlink(missing_ok=True)
+        return
+    tmp = path.with_name(f".{PENDING_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(pending, sort_keys=True), "utf-8")
+    os.replace(tmp, path)
+
+
+def pre_push(store: Store, remote: str, lines: Sequence[str] = ()) -> PrePush:
+    """Flush the spool and note which commits this push sends (git's pre-push input: ``<local
+    ref> <local oid> <remote ref> <remote oid>``). The notes go only once the remote has taken
+    the push (``after_push``): pre-push runs before the remote answers, and on ``--dry-run``."""
+    flushed = 0
+    try:
+        flushed = store.flush_spool()
+        sent = [p[1] for p in (line.split() for line in lines) if len(p) == 4 and p[1] != _ZERO]
+        if sent and store.ledger.tip() is not None:
+            pending = _read_pending(store)
+            pending[remote] = sorted(set(sent))
+            _write_pending(store, pending)
+        return PrePush(flushed, False, "notes go once the remote takes the push" if sent else "")
+    except (ElfmemError, OSError, pygit2.GitError) as exc:
+        return PrePush(flushed, False, f"notes not pushed: {exc}")
+
+
+def after_push(store: Store, lines: Sequence[str]) -> PrePush:
+    """reference-transaction, committed: a remote-tracking ref moved to a commit a pending push
+    sent, so that push succeeded; push the notes to the same remote. Never raising."""
+    pending = _read_pending(store)
+    moved = [p for p in (line.split() for line in lines) if len(p) == 3]
+    done = [
+        remote
+        for remote, sent in pending.items()
+        if any(ref.startswith(f"refs/remotes/{remote}/") and new in sent for _, new, ref in moved)
+    ]
+    if not done:
+        return PrePush(0, False)
+    for remote in done:
+        del pending[remote]
+    try:
+        _write_pending(store, pending)
+    except OSError as exc:
+        return PrePush(0, False, f"notes not pushed: {exc}")
+    results = [push_notes(store, remote) for remote in done]
+    said = "; ".join(r.message for r in results if r.message)
+    return PrePush(0, any(r.notes_pushed for r in results), said)
+
+
+def push_notes(store: Store, remote: str) -> PrePush:
+    """Merge the remote's notes and push ours: bounded, never forced, never raising."""
     flushed = 0
     try:
         flushed = store.flush_spool()
@@ -166,7 +242,7 @@ def pre_push(store: Store, remote: str) -> PrePush:
             report = transport.push(git_path, remote, [f"{tip}:{NOTES_REF}"], PRE_PUSH_TIMEOUT)
             if not report.rejected:
                 store.repo.references.create(track, pygit2.Oid(hex=tip), force=True)
-                return PrePush(flushed, True)
+                return PrePush(flushed, True, f"to {remote}")
         return PrePush(flushed, False, "the remote's notes kept moving; `elfmem sync` later")
     except (ElfmemError, OSError, pygit2.GitError) as exc:
         return PrePush(flushed, False, f"notes not pushed: {exc}")

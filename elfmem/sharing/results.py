@@ -88,10 +88,16 @@ class SendResult(Result):
 
     @property
     def summary(self) -> str:
-        return (
+        text = (
             f"sent {self.block_id} to {self.peer} via {self.remote} ({self.ref}); "
             f"signature: {self.signature}"
         )
+        if self.signature == "unsigned":
+            text += (
+                " (peers refuse unsigned mail from an id that names a key: send from the clone "
+                "that holds .git/elfmem/peer/id_ed25519, or copy that key here)"
+            )
+        return text
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,18 @@ Ref mode: fetch the memory ref and the notes into remote-tracking refs, merge bo
 tree through ``treemerge``, the notes by union of lines), push both without force. Branch mode:
 the notes only; the memory files travel with the user's own ``git pull``/``git push``, and
 elfmem never merges or pushes a code branch. A push the remote rejects because it moved is
-fetched, merged and tried again (bounded, jittered). An unreachable or refusing remote is a
-``RemoteError`` (exit 8); every local commit made before it stays, and nothing is forced.
+fetched, merged and tried again (bounded, jittered): "fetch first", "non-fast-forward", and a ref
+another receive held locked at that moment ("failed to update ref", "cannot lock ref"). An
+unreachable remote, or one whose hook or protection declines, is a ``RemoteError`` (exit 8) that
+says what this sync already merged here; every local commit made before it stays, and nothing is
+forced.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,6 +119,21 @@ class _Tally:
         self.notes_blocks += blocks
         self.notes_lines += lines
 
+    def local(self, pushed: Sequence[str]) -> str:
+        """What this sync has done here so far, for an error raised part-way through."""
+        done = []
+        if self.memory_in != "none":
+            done.append(f"the memory ({self.memory_in}, {self.memory_commits_in} commit(s) in)")
+        if self.notes_in != "none":
+            done.append(f"the ledger ({self.notes_in}, {self.notes_lines} line(s) in)")
+        sent = f"; already pushed: {', '.join(sorted(set(pushed)))}" if pushed else ""
+        if not done:
+            return "nothing local was changed" + sent
+        return (
+            f"this sync merged {' and '.join(done)} from the remote first, and that is kept "
+            f"here (the next `elfmem sync` pushes it){sent}"
+        )
+
 
 @dataclass(slots=True)
 class _Plan:
@@ -148,7 +167,9 @@ def _fetch_and_merge(core: Core, plan: _Plan, tally: _Tally) -> tuple[str | None
     return theirs_notes, theirs_mem
 
 
-def _push(core: Core, plan: _Plan, theirs_notes: str | None, theirs_mem: str | None) -> bool:
+def _push(
+    core: Core, plan: _Plan, tally: _Tally, theirs_notes: str | None, theirs_mem: str | None
+) -> bool:
     """Push what the remote lacks, without force; True when nothing was refused."""
     repo = core.store.repo
     notes_tip = core.store.ledger.tip()
@@ -162,7 +183,10 @@ def _push(core: Core, plan: _Plan, theirs_notes: str | None, theirs_mem: str | N
         return True
     counts = {ref: _ahead(repo, tip, before) for ref, (tip, _, before) in want.items()}
     report = transport.push(
-        plan.git_path, plan.remote, [f"{tip}:{ref}" for ref, (tip, _, _) in want.items()]
+        plan.git_path,
+        plan.remote,
+        [f"{tip}:{ref}" for ref, (tip, _, _) in want.items()],
+        local=tally.local(plan.pushed),
     )
     refused = {u.target for u in report.rejected}
     for ref, (tip, track, _) in want.items():
@@ -197,14 +221,19 @@ def sync(core: Core, remote: str | None = None, progress: Progress = silent) -> 
     while True:
         attempt += 1
         progress("sync", attempt - 1, ATTEMPTS)
-        theirs_notes, theirs_mem = _fetch_and_merge(core, plan, tally)
-        if _push(core, plan, theirs_notes, theirs_mem):
+        try:
+            theirs_notes, theirs_mem = _fetch_and_merge(core, plan, tally)
+        except RemoteError as exc:
+            if attempt == 1:
+                raise
+            raise RemoteError(exc.message, f"{exc.recovery} ({tally.local(plan.pushed)})") from exc
+        if _push(core, plan, tally, theirs_notes, theirs_mem):
             break
         if attempt >= ATTEMPTS:
             raise RemoteError(
                 f"remote {name!r} kept moving: {ATTEMPTS} rounds of fetch, merge and push did "
                 "not catch up.",
-                "Run `elfmem sync` again in a moment; everything merged so far is kept locally.",
+                f"Run `elfmem sync` again in a moment; {tally.local(plan.pushed)}.",
             )
         time.sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.5))
     progress("sync", ATTEMPTS, ATTEMPTS)

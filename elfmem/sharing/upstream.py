@@ -11,6 +11,8 @@ this memory already holds are left alone, which makes a second import of the sam
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +30,7 @@ from elfmem.block.model import (
     now_iso,
 )
 from elfmem.block.render import validate_block
+from elfmem.config import ProjectConfig
 from elfmem.errors import ElfmemError, InvalidInput, NotFound
 from elfmem.index import queries
 from elfmem.index.upstreamdb import UpstreamBlock, UpstreamEdge, UpstreamMemory, read_upstream
@@ -40,7 +43,8 @@ from elfmem.store import MemoryView, Plan
 STATUSES = {"inbox": "inbox", "active": "active", "archived": "archived"}
 """Upstream status → the folder it lands in; anything else is archived (and says so)."""
 EDGE_SOURCES = {"outcome": "outcome", "co_retrieval": "co_retrieval", "similarity": "similar"}
-"""Upstream edge origin → our ledger edge source; others (``agent``, …) become ``related``."""
+"""Upstream edge origin → our ledger edge source; others (``agent``, …) become ``related``.
+The relation keeps its upstream name whatever the source."""
 CONFIG = Path(".elfmem") / "config.yaml"
 
 
@@ -58,6 +62,10 @@ class UpstreamImportResult(Result):
     edges: int = 0
     """Learned edges written to the ledger."""
     commit_id: str | None = None
+    agent_name: str | None = None
+    """Upstream's agent name, when this import gave it to the memory (else None)."""
+    dropped: list[str] = field(default_factory=list)
+    """What upstream held that did not come across as it was, one line each."""
 
     @property
     def summary(self) -> str:
@@ -72,7 +80,14 @@ class UpstreamImportResult(Result):
                 f"{len(self.skipped)} skipped: "
                 + "; ".join(f"{s['id']}: {s['reason']}" for s in self.skipped[:5])
             )
-        return ", ".join(parts)
+        if self.agent_name:
+            parts.append(f"the agent is now called {self.agent_name}")
+        text = ", ".join(parts)
+        if self.dropped:
+            text += "\nDropped or changed (no place for it here):\n" + "\n".join(
+                f"  - {line}" for line in self.dropped
+            )
+        return text
 
 
 def find_database(path: Path) -> Path:
@@ -117,17 +132,38 @@ def _created(raw: str) -> str:
     return when.astimezone(UTC).replace(microsecond=0).isoformat()
 
 
-def _links(edges: Iterable[UpstreamEdge]) -> dict[str, list[Relation]]:
-    """Typed links, on the block that declared them (upstream stores endpoints sorted, so the
-    lower id is taken as the declaring side when it did not record one)."""
+SHARE_LEVELS = ("public", "peer", "private")
+SYMMETRIC = ("contradicts",)
+"""Typed links that read the same from either end: their direction never matters."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Links:
+    declared: dict[str, list[Relation]]
+    """Block id → the typed links it declares (written into its block file)."""
+    undirected: list[UpstreamEdge]
+    """Typed links whose declaring side upstream did not record: kept as ledger edges."""
+
+
+def _links(edges: Iterable[UpstreamEdge]) -> _Links:
+    """Typed links, on the block that declared them. Upstream stores endpoints sorted, so a
+    directed link (``supports``, ``requires``, …) without ``declared_by`` has lost its arrow
+    (upstream's own ``connect`` never records it): it is not written either way round."""
     out: dict[str, list[Relation]] = {}
+    undirected: list[UpstreamEdge] = []
     for e in edges:
         if e.relation not in RELATIONS:
             continue
-        source = e.declared_by if e.declared_by in (e.from_id, e.to_id) else e.from_id
+        if e.declared_by in (e.from_id, e.to_id):
+            source = e.declared_by
+        elif e.relation in SYMMETRIC:
+            source = e.from_id
+        else:
+            undirected.append(e)
+            continue
         target = e.to_id if source == e.from_id else e.from_id
         out.setdefault(source, []).append(Relation(e.relation, target))
-    return out
+    return _Links(out, undirected)
 
 
 def to_block(up: UpstreamBlock, links: Sequence[Relation]) -> Block:
@@ -142,6 +178,8 @@ def to_block(up: UpstreamBlock, links: Sequence[Relation]) -> Block:
         extra.append(("archive-reason", up.archive_reason.replace(" ", "_")[:40]))
     if up.superseded_by:
         extra.append(("superseded-by", up.superseded_by.replace(" ", "_")[:40]))
+    if up.share in SHARE_LEVELS:
+        extra.append(("share", up.share))
     block = Block(
         id=up.id,
         content=normalise_content(up.content),
@@ -157,7 +195,9 @@ def to_block(up: UpstreamBlock, links: Sequence[Relation]) -> Block:
     return block
 
 
-def _plan(view: MemoryView, blocks: Sequence[tuple[str, Block]], source: str) -> Plan:
+def _plan(
+    view: MemoryView, blocks: Sequence[tuple[str, Block]], source: str, raw: dict[str, bytes]
+) -> Plan:
     plan = Plan(
         op="import",
         subject=f"import: {len(blocks)} blocks from upstream elfmem",
@@ -165,11 +205,16 @@ def _plan(view: MemoryView, blocks: Sequence[tuple[str, Block]], source: str) ->
         body=f"From the upstream elfmem database {source}.",
         trailers=[("Elfmem-Import", "upstream")],
     )
+    plan.raw = dict(raw)
     return append_blocks(view, plan, blocks)
 
 
 def _events(
-    core: Core, memory: UpstreamMemory, classes: dict[str, str], commit: str
+    core: Core,
+    memory: UpstreamMemory,
+    classes: dict[str, str],
+    commit: str,
+    undirected: Sequence[UpstreamEdge] = (),
 ) -> tuple[dict[str, list[str]], int]:
     """Ledger lines for the imported blocks (id → category), each stamped with the import
     commit."""
@@ -200,11 +245,11 @@ def _events(
             )
         lines[up.id] = events
     learned = 0
-    for e in memory.edges:
-        if e.relation in RELATIONS or not {e.from_id, e.to_id} <= ids:
+    for e in [*(e for e in memory.edges if e.relation not in RELATIONS), *undirected]:
+        if not {e.from_id, e.to_id} <= ids:
             continue
         source = EDGE_SOURCES.get(e.origin, "related")
-        relation = "related" if source == "related" else e.relation
+        relation = e.relation or "related"  # elaborates, validates, predicts, co_occurs, …
         for a, b in ((e.from_id, e.to_id), (e.to_id, e.from_id)):
             lines[a].append(
                 core.event(
@@ -225,6 +270,80 @@ def _ts(raw: str) -> str | None:
     return when.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def upstream_agent_name(path: Path, db_path: Path) -> str:
+    """``project.agent_name`` of the upstream project ``path`` (or of the project the database
+    sits in, ``<project>/.elfmem/agent.db``); empty when there is none."""
+    for config in (path / CONFIG, db_path.parent / "config.yaml"):
+        try:
+            data = yaml.safe_load(config.read_text("utf-8")) or {}
+            name = str((data.get("project") or {}).get("agent_name") or "").strip()
+        except (OSError, yaml.YAMLError, AttributeError):
+            continue
+        if name:
+            return name
+    return ""
+
+
+def _renamed_config(core: Core, name: str) -> bytes | None:
+    """``.elfmem/config.yaml`` with ``project.agent_name`` set to ``name``, every other line
+    as it is; None when the file cannot be read or has no such line to change."""
+    workdir = core.store.memory_workdir
+    try:
+        data = (
+            (workdir / CONFIG).read_bytes()
+            if workdir is not None
+            else core.store.committed_file(str(CONFIG))
+        )
+    except OSError:
+        return None
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace")
+    new, count = _AGENT_LINE.subn(lambda m: m.group(1) + json.dumps(name), text, count=1)
+    return new.encode() if count == 1 else None
+
+
+_AGENT_LINE = re.compile(r"^(\s+agent_name:[ \t]*)[^\n#]*", re.MULTILINE)
+
+
+def _carry_name(core: Core, name: str, dropped: list[str]) -> dict[str, bytes]:
+    """The config change that gives this memory upstream's agent name, when it still has the
+    default one; otherwise what was not carried goes into ``dropped``."""
+    ours = core.config.project.agent_name
+    if not name or name == ours:
+        return {}
+    if ours != ProjectConfig.agent_name:
+        dropped.append(f"upstream's agent name {name!r}: this memory is already called {ours!r}")
+        return {}
+    if len(name) > 80 or not name.isprintable():
+        dropped.append(f"upstream's agent name {name!r}: not a name this memory can use")
+        return {}
+    config = _renamed_config(core, name)
+    if config is None:
+        dropped.append(f"upstream's agent name {name!r}: {CONFIG} has no agent_name line")
+        return {}
+    return {str(CONFIG): config}
+
+
+def _dropped(memory: UpstreamMemory, undirected: Sequence[UpstreamEdge]) -> list[str]:
+    lines = []
+    if undirected:
+        kinds = ", ".join(sorted({e.relation for e in undirected}))
+        lines.append(
+            f"{len(undirected)} typed link(s) ({kinds}) whose direction upstream did not record "
+            "(declared_by empty): kept as learned edges in the ledger, not as links in a block "
+            "file, so they are never written the wrong way round"
+        )
+    lines.extend(f"{what}: {n}" for what, n in memory.left_out.items())
+    if (Path(memory.path).parent / "memory" / "self.md").is_file():
+        lines.append(
+            "upstream's self.md: this memory keeps its own .elfmem/memory/self.md (copy lines "
+            "across by hand to keep them)"
+        )
+    lines.append("embeddings: computed again here with this memory's model")
+    return lines
+
+
 def import_upstream(
     core: Core, path: Path, progress: Progress | None = None
 ) -> UpstreamImportResult:
@@ -243,19 +362,34 @@ def import_upstream(
         if up.id in present:
             continue
         try:
-            wanted.append((STATUSES.get(up.status, "archived"), to_block(up, links.get(up.id, []))))
+            block = to_block(up, links.declared.get(up.id, []))
+            wanted.append((STATUSES.get(up.status, "archived"), block))
         except ElfmemError as exc:
             skipped.append({"id": up.id, "reason": exc.message})
     source = str(db_path)
     already = sorted(present)
     if not wanted:
         return UpstreamImportResult(source, [], already, skipped)
-    result = core.store.write(lambda view: _plan(view, wanted, source), core.after_write)
+    dropped = _dropped(memory, links.undirected)
+    name = upstream_agent_name(path, db_path)
+    raw = _carry_name(core, name, dropped)
+    result = core.store.write(lambda view: _plan(view, wanted, source, raw), core.after_write)
     if result is None:
         return UpstreamImportResult(source, [], already, skipped)
-    lines, learned = _events(core, memory, {b.id: b.cls for _, b in wanted}, result.commit_id)
+    if raw:
+        core.config = core.config.with_agent_name(name)
+    classes = {b.id: b.cls for _, b in wanted}
+    lines, learned = _events(core, memory, classes, result.commit_id, links.undirected)
     core.record(lines, "elfmem: import from upstream")
     relations = sum(len(b.relations) for _, b in wanted)
     return UpstreamImportResult(
-        source, [b.id for _, b in wanted], already, skipped, relations, learned, result.commit_id
+        source,
+        [b.id for _, b in wanted],
+        already,
+        skipped,
+        relations,
+        learned,
+        result.commit_id,
+        name if raw else None,
+        dropped,
     )

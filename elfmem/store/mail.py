@@ -243,6 +243,8 @@ def verify(mail: Mail, ssh_key_line: str | None, principal: str) -> str:
     """``verified``, ``unsigned``, ``bad`` or ``unverifiable`` for one message commit."""
     if not mail.signature or mail.signed_data is None:
         return UNSIGNED
+    if ssh_key_line is not None and not mail.signature.startswith(SSH_SIG):
+        return UNKNOWN  # the sender's id names an SSH key: a keyring signature proves nothing
     with tempfile.TemporaryDirectory(prefix="elfmem-verify-") as tmp:
         sig = Path(tmp) / "sig"
         sig.write_bytes(mail.signature)

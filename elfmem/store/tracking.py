@@ -138,18 +138,19 @@ class MergedMarks:
         tmp.replace(self.path)
 
 
-def adopt_remote_memory(repo: pygit2.Repository) -> str | None:
+def adopt_remote_memory(repo: pygit2.Repository, ref: str | None = None) -> str | None:
     """In a fresh clone of a ref-mode memory, find the memory and record ref mode.
 
     Only when this clone records no mode and its checked-out branch has no ``.elfmem``: a local
-    ``refs/heads/elfmem`` with memory, else a remote's ``refs/remotes/<r>/elfmem`` (a plain
-    ``git clone`` fetches it), which then becomes the local ref. Returns the ref adopted."""
+    ``ref`` (default ``refs/heads/elfmem``) with memory, else a remote's
+    ``refs/remotes/<r>/<name>`` (a plain ``git clone`` fetches it), which then becomes the
+    local ref. Returns the ref adopted."""
     if repo_mod.configured_ref(repo) is not None or repo.is_bare:
         return None
     head = repo_mod.head_commit(repo)
     if head is not None and ".elfmem" in head.tree:
         return None
-    ref = repo_mod.DEFAULT_MEMORY_REF
+    ref = ref or repo_mod.DEFAULT_MEMORY_REF
     local = repo.references.get(ref)
     candidates = [local] if local is not None else []
     candidates += [

@@ -29,7 +29,17 @@ _OFFLINE_HINTS = (
     "unable to access",
     "no such file or directory",
 )
-_REJECTED_HINTS = ("[rejected]", "fetch first", "non-fast-forward", "stale info")
+_MOVED_HINTS = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "failed to update ref",
+    "cannot lock ref",
+    "failed to lock",
+)
+"""A refusal that means the remote ref moved (or another receive held it): fetch, merge and
+push again. Anything else (a hook or a protection that declined) is final."""
+_FINAL_HINTS = ("declined", "protected", "denied")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +57,16 @@ class RefUpdate:
     def changed(self) -> bool:
         return self.flag not in ("=", "!")
 
+    @property
+    def moved(self) -> bool:
+        """Rejected because the remote ref moved or was locked: worth a fetch, merge and retry."""
+        low = self.summary.lower()
+        return (
+            self.flag == "!"
+            and any(h in low for h in _MOVED_HINTS)
+            and not any(h in low for h in _FINAL_HINTS)
+        )
+
 
 def _run(
     git_path: Path | None, args: Sequence[str], timeout: float
@@ -56,6 +76,7 @@ def _run(
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait on a password prompt nobody can see
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     env["LC_ALL"] = "C"  # git's messages are matched below; keep them in English
+    env["ELFMEM_GIT"] = "1"  # elfmem's own fetch or push: its reference-transaction hook skips
     try:
         return subprocess.run(
             ["git", *([f"--git-dir={git_path}"] if git_path is not None else []), *args],
@@ -123,24 +144,29 @@ def _parse_porcelain(text: str) -> list[RefUpdate]:
     return updates
 
 
-def _failure(action: str, remote: str, stderr: str) -> RemoteError:
+_NOTHING_LOCAL = "nothing local was changed"
+
+
+def _failure(action: str, remote: str, stderr: str, local: str = _NOTHING_LOCAL) -> RemoteError:
+    """The error for a failed fetch or push; ``local`` says what stands locally (the caller
+    knows: a push after a merge has changed something here)."""
     low = stderr.lower()
     detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
     if any(h in low for h in _OFFLINE_HINTS):
         return RemoteError(
             f"cannot reach remote {remote!r} to {action} ({detail}).",
-            "Check the network and the address (`git remote -v`), then run it again; nothing "
-            "local was changed and your memory keeps working offline.",
+            "Check the network and the address (`git remote -v`), then run it again; "
+            f"{local} and your memory keeps working offline.",
         )
     if "permission denied" in low or "authentication" in low or "403" in low:
         return RemoteError(
             f"remote {remote!r} refused to {action}: {detail}.",
             "Check your credentials for this remote with a plain `git fetch`/`git push`, then "
-            "run it again; nothing local was changed.",
+            f"run it again; {local}.",
         )
     return RemoteError(
         f"git could not {action} {remote!r}: {detail}.",
-        "Run the same with plain git to see the whole message; nothing local was changed.",
+        f"Run the same with plain git to see the whole message; {local}.",
     )
 
 
@@ -198,17 +224,30 @@ class PushReport:
 
 
 def push(
-    git_path: Path, remote: str, refspecs: Sequence[str], timeout: float = TIMEOUT
+    git_path: Path,
+    remote: str,
+    refspecs: Sequence[str],
+    timeout: float = TIMEOUT,
+    local: str = _NOTHING_LOCAL,
 ) -> PushReport:
-    """Push ``refspecs`` without force; refs the remote rejects as not fast-forward come back in
-    ``rejected`` (the caller fetches, merges and tries again) rather than as an error."""
+    """Push ``refspecs`` without force. Refs the remote rejects because they moved (not fast
+    forward, fetch first, or locked by another receive at that moment) come back in
+    ``rejected``: the caller fetches, merges and tries again. Any other refusal (a hook that
+    declined, a protected ref) is a ``RemoteError`` whose recovery ends with ``local``."""
     done = _run(git_path, ["push", "--porcelain", "--no-verify", remote, *refspecs], timeout)
     updates = _parse_porcelain(done.stdout)
     if done.returncode != 0:
         rejected = [u for u in updates if u.flag == "!"]
-        low = (done.stdout + done.stderr).lower()
-        if not rejected or not any(h in low for h in _REJECTED_HINTS):
-            raise _failure("push to", remote, done.stderr)
+        final = [u for u in rejected if not u.moved]
+        if final:
+            raise RemoteError(
+                f"remote {remote!r} refused {final[0].target}: {final[0].summary}.",
+                "A hook or a protection rule on the server declined it, so trying again would "
+                f"not help: allow pushes to {final[0].target} there, or use another remote; "
+                f"{local}.",
+            )
+        if not rejected:
+            raise _failure("push to", remote, done.stderr, local)
     return PushReport(updates)
 
 

@@ -90,10 +90,10 @@ def test_install_writes_executable_hooks_and_a_second_install_changes_nothing(re
     first = hooks.install(repo)
     folder = repo / ".git/hooks"
     assert first.hooks_dir == str(folder)
-    assert [h.action for h in first.hooks] == ["installed"] * 5
+    assert [h.action for h in first.hooks] == ["installed"] * len(hooks.HOOK_NAMES)
     before = {p.name: (p.read_bytes(), p.stat().st_mode) for p in folder.iterdir()}
     second = hooks.install(repo)
-    assert [h.action for h in second.hooks] == ["unchanged"] * 5
+    assert [h.action for h in second.hooks] == ["unchanged"] * len(hooks.HOOK_NAMES)
     assert {p.name: (p.read_bytes(), p.stat().st_mode) for p in folder.iterdir()} == before
     assert not list(folder.glob("*.elfmem-chained"))
     assert all(os.access(folder / name, os.X_OK) for name in hooks.HOOK_NAMES)
@@ -330,11 +330,12 @@ def test_uninstall_restores_the_original_hook_byte_for_byte(repo: Path) -> None:
     hooks.install(repo)
     assert (folder / "pre-commit.elfmem-chained").read_bytes() == original
     report = hooks.uninstall(repo)
-    assert [h.action for h in report.hooks] == ["restored"] + ["removed"] * 4
+    others = len(hooks.HOOK_NAMES) - 1
+    assert [h.action for h in report.hooks] == ["restored"] + ["removed"] * others
     assert (folder / "pre-commit").read_bytes() == original
     assert stat.S_IMODE((folder / "pre-commit").stat().st_mode) == 0o750
     assert not list(folder.glob("*.elfmem-chained"))
-    assert [h.state for h in hooks.status(repo).hooks] == ["foreign"] + ["missing"] * 4
+    assert [h.state for h in hooks.status(repo).hooks] == ["foreign"] + ["missing"] * others
 
 
 def test_install_refuses_to_drop_a_hook_when_both_slots_are_taken(repo: Path) -> None:
@@ -403,3 +404,35 @@ def test_reindex_hook_speaks_json_and_exits_0_even_when_memory_cannot_open(repo:
     assert result.exit_code == 0
     assert "not valid YAML" in json.loads(result.stdout)["error"]
     assert "elfmem: post-merge hook skipped" in result.stderr
+
+
+def test_a_chained_reference_transaction_hook_gets_its_input_and_a_commit_runs_no_elfmem(
+    repo: Path, tmp_path: Path
+) -> None:
+    _memory(repo)
+    user_hook = repo / ".git/hooks/reference-transaction"
+    user_hook.write_text(f'#!/bin/sh\necho "$1" >> "{tmp_path}/states"; cat >> "{tmp_path}/seen"\n')
+    user_hook.chmod(0o755)
+    hooks.install(repo)
+    assert (repo / ".git/hooks/reference-transaction.elfmem-chained").exists()
+    (repo / "code.py").write_text("x = 1\n")
+    git(repo, "add", "code.py")
+    done = _git(repo, "commit", "-q", "-m", "code")
+    assert done.returncode == 0, done.stderr
+    assert "refs/heads/main" in (tmp_path / "seen").read_text()
+    assert "committed" in (tmp_path / "states").read_text()
+    assert done.stderr == ""  # nothing of elfmem's ran: no remote-tracking ref moved
+
+
+def test_doctor_names_hooks_an_older_install_lacks(repo: Path) -> None:
+    from elfmem.rhythms import doctor
+
+    _memory(repo)
+    hooks.install(repo)
+    (repo / ".git/hooks/reference-transaction").unlink()  # as an install before the hook existed
+    system = arun(MemorySystem.from_config(repo))
+    try:
+        [check] = [c for c in doctor.doctor(system._core).checks if c.name == "hooks"]
+    finally:
+        arun(system.close())
+    assert "adds the missing ones" in check.detail

@@ -182,3 +182,39 @@ def test_rescue_says_where_the_index_lives_and_runs_doctor(memory: Path, tmp_pat
     assert "Nothing to rescue" in result.note and str(moved / ".git") in result.note
     assert result.doctor.ok, result.doctor.summary
     assert result.to_dict()["doctor"]["ok"] is True
+
+
+def _mode(path: Path) -> tuple[str, str]:
+    async def go() -> tuple[str, str]:
+        system = await MemorySystem.from_config(path)
+        try:
+            result = await system.mode()
+            return result.mode, result.ref  # type: ignore[attr-defined]
+        finally:
+            await system.close()
+
+    return arun(go())
+
+
+def test_restore_of_a_ref_mode_backup_is_in_ref_mode_as_git_clone_is(
+    memory: Path, tmp_path: Path
+) -> None:
+    async def to_ref() -> None:
+        system = await MemorySystem.from_config(memory)
+        try:
+            await system.mode("ref")
+        finally:
+            await system.close()
+
+    arun(to_ref())
+    assert _mode(memory) == ("ref", "refs/heads/elfmem")
+    before = _snapshot(memory)
+    bundle = tmp_path / "memory.bundle"
+    arun(_backup(memory, bundle))
+    git(tmp_path, "clone", "-q", str(bundle), "cloned")
+    restored = arun(MemorySystem.restore(bundle, tmp_path / "restored"))
+    assert restored.branch == "refs/heads/elfmem"
+    for folder in (tmp_path / "cloned", tmp_path / "restored"):
+        assert _mode(folder) == ("ref", "refs/heads/elfmem")
+        assert _snapshot(folder) == before
+    assert not (tmp_path / "restored" / ".elfmem").exists()  # memory is not checked out

@@ -133,3 +133,63 @@ def test_reconcile_lays_out_an_overflowing_bucket_chain_again() -> None:
     sizes = {p: len(bs) for p, bs in result.files.items()}
     assert sizes == {"notes/knowledge/2026-01.md": 250, "notes/knowledge/2026-01-2.md": 51}
     assert reconcile({p: list(bs) for p, bs in result.files.items()}).files == {}
+
+
+_ONE_SIDE_EDITS = {
+    "tags": {"tags": ("reviewed",)},
+    "relations": {"relations": (Relation("requires", "00000000000000aa"),)},
+    "inline fields": {"fields": (("owner", "ops"),)},
+    "pinned": {"pinned": True},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_ONE_SIDE_EDITS))
+def test_reconcile_keeps_live_a_block_forgotten_on_one_side_and_edited_in_any_field(
+    kind: str,
+) -> None:
+    old = blk(1, "one")
+    edited = old.with_changes(**_ONE_SIDE_EDITS[kind])  # type: ignore[arg-type]
+    files = {
+        "notes/knowledge/2026-01.md": [edited],
+        "archive/knowledge/2026-01.md": [old],
+    }
+    result = reconcile(files, {old.id: ("notes/knowledge/2026-01.md", old)})
+    assert result.files == {"archive/knowledge/2026-01.md": ()}
+    assert any("forgotten on one side and edited" in e for e in result.events)
+
+
+_TARGETS = {"ops": "00000000000000a1", "stale": "00000000000000a2", "db": "00000000000000a3"}
+_LISTS = {
+    "tags": lambda items: {"tags": tuple(items)},
+    "relations": lambda items: {
+        "relations": tuple(Relation("requires", _TARGETS[i]) for i in items)
+    },
+    "inline fields": lambda items: {"fields": tuple((i, "yes") for i in items)},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_LISTS))
+def test_an_item_removed_on_one_side_stays_removed_when_the_other_side_adds_one(
+    kind: str,
+) -> None:
+    """Guard: base ``ops, stale``; ours drops ``stale``; theirs adds ``db`` → ``ops, db``."""
+    make = _LISTS[kind]
+    base = blk(1, "one", **make(["ops", "stale"]))
+    ours = blk(1, "one", **make(["ops"]))
+    theirs = blk(1, "one", **make(["ops", "stale", "db"]))
+    [got] = both_ways(data(base), data(ours), data(theirs))
+    assert got == blk(1, "one", **make(["ops", "db"]))
+
+
+@pytest.mark.parametrize("with_base", [False, True])
+def test_pinned_stays_pinned_when_the_same_block_is_added_or_changed_on_both_sides(
+    with_base: bool,
+) -> None:
+    """Guard: one side pins, the other changes something else; the pin is never lost."""
+    base = data(blk(1, "one", tags=("a",))) if with_base else None
+    pinned = blk(1, "one", tags=("a",), pinned=True)
+    other = blk(1, "one", tags=("a", "b"))
+    [got] = both_ways(base, data(pinned), data(other))
+    assert got.pinned and got.tags == ("a", "b")
+    texts = both_ways(base, data(pinned), data(other.with_changes(content="one, edited")))
+    assert texts and all(b.pinned for b in texts)

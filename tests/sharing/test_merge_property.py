@@ -135,3 +135,49 @@ def test_a_second_merge_of_the_result_changes_nothing(tmp_path: Path) -> None:
     merged = merge_memory(repo, *trees).tree
     assert merge_memory(repo, trees[1], merged, merged).tree == merged
     assert merge_memory(repo, trees[2], merged, trees[2]).tree == merged
+
+
+WORDS = st.sampled_from(["ops", "stale", "db", "api", "web", "cache"])
+
+
+@settings(max_examples=120)
+@given(
+    base=st.sets(WORDS),
+    ours_drop=st.sets(WORDS),
+    ours_add=st.sets(WORDS),
+    theirs_drop=st.sets(WORDS),
+    theirs_add=st.sets(WORDS),
+    pinned=st.tuples(st.booleans(), st.booleans(), st.booleans()),
+)
+def test_list_fields_and_pinned_merge_three_way_either_way_round(
+    base: set[str],
+    ours_drop: set[str],
+    ours_add: set[str],
+    theirs_drop: set[str],
+    theirs_add: set[str],
+    pinned: tuple[bool, bool, bool],
+) -> None:
+    """What either side removed from the base stays removed, what either side added is kept,
+    and a block pinned on a side that changed it stays pinned: for tags and inline fields."""
+    from elfmem.block.merge import merge_block
+
+    def side(drop: set[str], add: set[str], pin: bool) -> Block:
+        words = sorted((base - drop) | add)
+        return Block(
+            id="0" * 15 + "1",
+            content="one",
+            tags=tuple(words),
+            fields=tuple((w, "yes") for w in words),
+            pinned=pin,
+        )
+
+    old = side(set(), set(), pinned[0])
+    ours, theirs = side(ours_drop, ours_add, pinned[1]), side(theirs_drop, theirs_add, pinned[2])
+    mine, yours = set(ours.tags), set(theirs.tags)
+    want = (base & mine & yours) | ((mine | yours) - base)
+    pin = ours.pinned if ours.pinned == theirs.pinned else not old.pinned
+    for one, two in ((ours, theirs), (theirs, ours)):
+        [got] = merge_block(old, one, two).blocks
+        assert set(got.tags) == want
+        assert {k for k, _ in got.fields} == want
+        assert got.pinned == pin

@@ -62,6 +62,29 @@ def test_pre_push_carries_the_notes_and_a_clone_gets_the_ledger(tmp_path: Path) 
     assert folded(b, ids)[ids[0]][0] > 1.0
 
 
+def test_a_dry_run_or_a_rejected_push_sends_no_notes_and_the_next_good_push_does(
+    tmp_path: Path,
+) -> None:
+    remote = bare(tmp_path)
+    a = project(tmp_path, remote, "a")
+    _init(a)
+    remember(a, "The nightly job compacts the audit log.")
+    git(a, "push", "-q", "--dry-run", "origin", "main")
+    assert NOTES not in _remote_refs(remote)  # a dry run sends nothing
+    hook = remote / "hooks" / "update"
+    hook.write_text('#!/bin/sh\ncase "$1" in refs/heads/*) echo frozen >&2; exit 1;; esac\n')
+    hook.chmod(0o755)
+    pushed = git(a, "push", "-q", "origin", "main", check=False)
+    assert rev(remote, "main") != rev(a, "main")  # the remote refused the branch
+    assert NOTES not in _remote_refs(remote), pushed  # so the notes stay here too
+    hook.unlink()
+    git(a, "push", "-q", "origin", "main")
+    refs = _remote_refs(remote)
+    assert refs["refs/heads/main"] == rev(a, "main") and refs[NOTES] == rev(a, NOTES)
+    git(a, "fetch", "-q", "origin")  # a fetch is not a push: nothing more goes out
+    assert _remote_refs(remote) == refs
+
+
 def test_plain_pull_never_fails_on_notes_and_drops_none(tmp_path: Path) -> None:
     remote = bare(tmp_path)
     a = project(tmp_path, remote, "a")

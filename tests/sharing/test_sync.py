@@ -179,3 +179,77 @@ def test_mcp_sync_tool_pushes_and_reports(tmp_path: Path) -> None:
     good, bad = arun(scenario())
     assert good["mode"] == "ref" and good["memory_commits_out"] == 1
     assert "cannot reach" in str(bad["error"])
+
+
+_LOCK_ONCE = """#!/bin/sh
+# The first push finds the ref locked by another receive (as when clones push at once); the
+# next one finds it free again.
+if [ ! -f "$GIT_DIR/locked-once" ]; then
+    touch "$GIT_DIR/locked-once"
+    : > "$GIT_DIR/$1.lock"
+else
+    rm -f "$GIT_DIR/$1.lock"
+fi
+exit 0
+"""
+
+
+def test_a_push_refused_because_the_remote_ref_was_locked_is_retried(tmp_path: Path) -> None:
+    remote, a, b = _ref_pair(tmp_path)
+    from_a = remember(a, "Backups are kept for 35 days.")
+    hook = remote / "hooks" / "update"
+    hook.write_text(_LOCK_ONCE)
+    hook.chmod(0o755)
+    result = _sync(a)
+    assert (remote / "locked-once").exists() and result.attempts == 2
+    assert rev(remote, "refs/heads/elfmem") == rev(a, "refs/heads/elfmem")
+    assert rev(remote, "refs/notes/elfmem") == rev(a, "refs/notes/elfmem")
+    _sync(b)
+    assert set(from_a) <= block_ids(b)
+
+
+def test_a_hook_that_declines_is_not_retried_and_the_error_says_what_was_merged_here(
+    tmp_path: Path,
+) -> None:
+    remote, a, b = _ref_pair(tmp_path)
+    remember(a, "The cache is warmed at deploy time.")
+    _sync(a)
+    remember(b, "The queue drains in under a minute.")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'read-only mirror' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    tip = rev(b, "refs/heads/elfmem")
+    out = CliRunner().invoke(cli, ["-C", str(b), "sync", "--json"])
+    assert out.exit_code == 8
+    error = json.loads(out.output.splitlines()[0])
+    assert rev(b, "refs/heads/elfmem") != tip  # the merge from a was committed here
+    said = error["error"] + " " + error["recovery"]
+    assert "hook declined" in said and "nothing local was changed" not in said
+    assert "merged" in said and "kept here" in said
+    assert git(remote, "log", "-1", "--format=%H", "refs/heads/elfmem").strip() != rev(
+        b, "refs/heads/elfmem"
+    )
+
+
+def test_three_clones_syncing_at_once_all_succeed_and_converge(tmp_path: Path) -> None:
+    remote, a, b = _ref_pair(tmp_path)
+    c = clone(remote, tmp_path / "c")
+    made: set[str] = set()
+    for root, name in ((a, "a"), (b, "b"), (c, "c")):
+        made |= set(remember(root, f"Clone {name} keeps its build cache in /var/cache/{name}."))
+    for _ in range(2):
+        running = [
+            subprocess.Popen(
+                [sys.executable, "-m", "elfmem.cli", "-C", str(root), "sync", "--json"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for root in (a, b, c)
+        ]
+        for proc in running:
+            _, err = proc.communicate()
+            assert proc.returncode == 0, err
+    for root in (a, b, c):
+        _sync(root)
+    assert block_ids(a) == block_ids(b) == block_ids(c) >= made

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from elfmem.api import MemorySystem
 from elfmem.block.model import RELATIONS, normalise_content
@@ -71,7 +72,9 @@ def _check_against(memory: Path, expected: dict[str, Any]) -> None:
                 assert state.outcomes == len(want["outcomes"])
             for edge in expected["edges"]:
                 a, b = edge["from_id"], edge["to_id"]
-                if edge["relation_type"] in RELATIONS:
+                directed = edge["relation_type"] != "contradicts"
+                known = not directed or edge["declared_by"] in (a, b)
+                if edge["relation_type"] in RELATIONS and known:
                     declared = {
                         (kind, target)
                         for block in (a, b)
@@ -195,3 +198,108 @@ def test_import_from_upstream_on_the_command_line_speaks_json(memory: Path) -> N
     assert ids <= {b["id"] for b in json.loads(listed.stdout)["blocks"]}
     both = invoke("import", "x.jsonl", "--from-upstream", str(FIXTURE / "project"))
     assert both.exit_code == 2 and "takes no FILE" in both.output
+
+
+def _upstream_copy(tmp_path: Path, agent_name: str = "Nova") -> tuple[Path, list[str]]:
+    """The fixture project, with what a long-used upstream memory holds: share levels, the
+    relations upstream has and we have no typed link for, and an agent name of its own."""
+    project = tmp_path / "upstream"
+    shutil.copytree(FIXTURE / "project", project)
+    config = project / ".elfmem" / "config.yaml"
+    config.write_text(config.read_text().replace("agent_name: elf", f"agent_name: {agent_name}"))
+    ids = [b["id"] for b in _expected()["blocks"] if b["status"] == "active"]
+    with sqlite3.connect(project / ".elfmem" / "agent.db") as conn:
+        conn.execute("UPDATE blocks SET share = 'private'")
+        conn.execute("UPDATE blocks SET share = 'public' WHERE id = ?", (ids[4],))
+        conn.execute("UPDATE blocks SET share = 'peer' WHERE id = ?", (ids[5],))
+        conn.execute("INSERT INTO block_tags VALUES (?, 'self/constitutional')", (ids[6],))
+        for n, relation in enumerate(("elaborates", "validates", "predicts", "co_occurs")):
+            a, b = sorted((ids[7 + n], ids[11 + n]))
+            conn.execute(
+                "INSERT INTO edges (from_id, to_id, weight, reinforcement_count, created_at, "
+                "relation_type, origin) VALUES (?, ?, 0.7, 0, '2026-12-01', ?, ?)",
+                (a, b, relation, "co_retrieval" if relation == "co_occurs" else "agent"),
+            )
+    conn.close()
+    return project, ids
+
+
+def test_upstream_share_levels_come_across_so_private_blocks_stay_private(
+    memory: Path, tmp_path: Path
+) -> None:
+    project, ids = _upstream_copy(tmp_path)
+    arun(_import(memory, project))
+
+    async def exported(share: str) -> set[str]:
+        system = await MemorySystem.from_config(memory)
+        try:
+            out = tmp_path / f"{share}.bundle"
+            await system.export(share, out)
+            return {json.loads(line).get("id", "") for line in out.read_text().splitlines()}
+        finally:
+            await system.close()
+
+    def export(share: str) -> set[str]:
+        return arun(exported(share))
+
+    assert ids[4] in export("public") and ids[5] not in export("public")
+    at_peer = export("peer")
+    assert ids[4] in at_peer and ids[5] in at_peer
+    private = set(ids) - {ids[4], ids[5]}
+    assert not private & at_peer and not private & export("all")  # the constitution too
+
+
+def test_upstream_relations_keep_their_names(memory: Path, tmp_path: Path) -> None:
+    project, ids = _upstream_copy(tmp_path)
+    arun(_import(memory, project))
+
+    async def go() -> dict[str, set[str]]:
+        system = await MemorySystem.from_config(memory)
+        try:
+            return {
+                block: {rel for (_, rel) in system._core.ledger.folded(block).edges}
+                for block in ids
+            }
+        finally:
+            await system.close()
+
+    relations = arun(go())
+    for n, relation in enumerate(("elaborates", "validates", "predicts", "co_occurs")):
+        assert relation in relations[ids[7 + n]] and relation in relations[ids[11 + n]]
+    assert "related" not in set().union(*relations.values())
+
+
+def test_a_link_whose_direction_upstream_did_not_record_is_never_written_reversed(
+    memory: Path,
+) -> None:
+    # scripts/make_upstream_fixture.py: connect(ids[0], ids[1], "supports"): the first fact
+    # supports the second; upstream stored the endpoints sorted, declared_by empty.
+    first, second = (b["id"] for b in _expected()["blocks"][:2])
+    result = arun(_import(memory, FIXTURE / "project"))
+
+    async def relations(block: str) -> list[tuple[str, str]]:
+        system = await MemorySystem.from_config(memory)
+        try:
+            return list((await system.show(block)).relations)
+        finally:
+            await system.close()
+
+    assert ("supports", first) not in arun(relations(second))  # never the wrong way round
+    assert any("direction" in line for line in result.dropped)
+
+
+def test_the_upstream_agents_name_comes_across_and_the_output_says_what_is_dropped(
+    memory: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from elfmem.cli import cli
+
+    project, _ = _upstream_copy(tmp_path)
+    done = CliRunner().invoke(cli, ["-C", str(memory), "import", "--from-upstream", str(project)])
+    assert done.exit_code == 0, done.output
+    assert "dropped" in done.output.lower() and "session" in done.output.lower()
+    text = CliRunner().invoke(cli, ["-C", str(memory), "frame", "self", "--json"])
+    assert "Nova" in json.loads(text.stdout)["text"]
+    config = yaml.safe_load(git(memory, "show", "HEAD:.elfmem/config.yaml"))
+    assert config["project"]["agent_name"] == "Nova"
