@@ -54,6 +54,9 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-contiguity": SearchSettings(contiguity=0.0),
     "plain": SearchSettings(use_mmr=False, contiguity=0.0),
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
+    **{f"lexcos-{x:g}": SearchSettings(lexical_cosine=x) for x in (0.3, 0.35, 0.4, 0.45, 0.5)},
+    "lexcos-0.4-fb0": SearchSettings(lexical_cosine=0.4, dense_feedback=0.0),
+    "lexcos-0.4-mmr0.9": SearchSettings(lexical_cosine=0.4, mmr_lambda=0.9),
 }
 Ranked = Callable[[str], list[str]]
 

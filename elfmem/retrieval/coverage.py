@@ -9,9 +9,10 @@ alone; docs/benchmarks.md, "Questions in other words").
 A hit's coverage is the share of the question's word weight it holds: the smoothed IDF of each
 query word it contains over the sum for all of the query's words, words no block holds included
 (so a question naming an identifier nobody stored is never fully covered). A hit under
-``COVERAGE_MIN`` leaves the lexical ranking; it stays a candidate only if the dense arm finds it
-on its own. A question that names what it asks for (a service, a version, a ticket) covers its
-answer well above the floor, so names, numbers and paths keep their lexical lead.
+``COVERAGE_MIN`` leaves the lexical ranking unless the dense arm corroborates it
+(``settings.LEXICAL_COSINE``); it may still come back through the dense arm alone. A question
+that names what it asks for (a service, a version, a ticket) covers its answer well above the
+floor, so names, numbers and paths keep their lexical lead.
 """
 
 from __future__ import annotations

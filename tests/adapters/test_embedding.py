@@ -11,8 +11,8 @@ from safetensors.numpy import load_file, save_file
 
 from elfmem.adapters.embedding import Embedder, make_embedder
 from elfmem.adapters.mock import MockEmbedder
-from elfmem.adapters.openai_compat import OpenAICompatEmbedder
 from elfmem.adapters.models import MINILM
+from elfmem.adapters.openai_compat import OpenAICompatEmbedder
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, StaticEmbedder
 from elfmem.adapters.transformer import TransformerEmbedder
 from elfmem.config import EmbeddingsConfig

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from elfmem.adapters.embedding import Matrix, normalise_rows
+from elfmem.adapters.embedding import Matrix, make_embedder, normalise_rows
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
 from elfmem.index import EmbeddingCache
@@ -107,7 +107,7 @@ def test_an_index_built_by_the_previous_model_re_embeds_by_itself(repo: Path) ->
     system = arun(MemorySystem.from_config(repo))  # the shipped model now
     result = arun(system.recall("What size are the football boots", reinforce=False))
     assert result.blocks and result.blocks[0].content == UNRELATED[4]
-    shipped = StaticEmbedder()
+    shipped = make_embedder(None)
     assert system._core.db().meta()["model_identity"] == shipped.identity
     warned = system.take_warnings()
     assert any(OLD_IDENTITY in w and "re-embedded" in w for w in warned), warned
@@ -115,3 +115,16 @@ def test_an_index_built_by_the_previous_model_re_embeds_by_itself(repo: Path) ->
     assert sizes == {shipped.dimensions * 4}
     assert np.isfinite(result.blocks[0].similarity)
     arun(system.close())
+
+
+def test_the_transformer_gets_its_own_cuts_from_the_same_probes(tmp_path: Path) -> None:
+    """all-MiniLM-L6-v2 puts unrelated statements near 0 (at most 0.41 among the probes), so its
+    gate and edge threshold land far below the static model's; the look-alike and revision cuts
+    keep their floors (docs/embedding.md lists every threshold per model)."""
+    cuts = model_cuts(make_embedder(None), EmbeddingCache(tmp_path / "cache.db"))
+    static = model_cuts(StaticEmbedder(), EmbeddingCache(tmp_path / "static.db"))
+    assert cuts.unrelated < 0.45 < static.unrelated
+    settings = calibrated_settings(None, cuts)
+    assert settings.dense_floor is not None and 0.15 < settings.dense_floor < 0.25
+    assert settings.lexical_cosine is not None and 0.45 < settings.lexical_cosine < 0.55
+    assert (cuts.lookalike, cuts.revision) == (0.90, 0.80)

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from elfmem.adapters.embedding import Matrix
+from elfmem.adapters.embedding import Matrix, make_embedder
 from elfmem.adapters.mock import MockEmbedder
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
 from elfmem.cli import cli
 from elfmem.errors import ModelMismatch
+from elfmem.rhythms import core as core_mod
 from tests.conftest import arun
 
 FACTS = [
@@ -64,7 +65,7 @@ def test_a_change_to_the_embedded_model_re_embeds_by_itself_with_progress(repo: 
     heard: list[tuple[str, int, int]] = []
     system._core.progress = lambda stage, done, total: heard.append((stage, done, total))
     assert _top(system, "which port does the staging database use") == FACTS[0]
-    identity = StaticEmbedder().identity
+    identity = make_embedder(None).identity
     assert system._core.db().meta()["model_identity"] == identity
     assert heard and heard[-1][0] == "embed" and heard[-1][1] == heard[-1][2]
     warned = system.take_warnings()
@@ -98,3 +99,40 @@ def test_the_cli_says_the_command_with_exit_code_6(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["-C", str(repo), "recall", "staging database", "--json"])
     assert result.exit_code == 6, result.output
     assert "elfmem migrate-embeddings" in result.output
+
+
+def test_a_large_backlog_is_answered_by_words_and_index_update_embeds_it(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past what a recall embeds itself, it answers from the lexical arm, says how many blocks
+    wait and which command embeds them; ``index update`` does, with progress, and then the
+    dense arm is back (a question in other words is found again)."""
+    monkeypatch.setattr(core_mod, "EMBED_IN_RECALL", 2)
+    arun(_filled(repo).close())
+    system = arun(MemorySystem.from_config(repo))
+    found = arun(system.recall("staging database port", reinforce=False))
+    assert found.blocks[0].content == FACTS[0]  # the words still find it
+    warned = system.take_warnings()
+    assert any("3 blocks are not embedded" in w and "elfmem index update" in w for w in warned)
+    assert system._core.db().meta()["model_identity"] == "mock:64"  # nothing re-embedded
+    assert arun(system.index_status()).details["not_embedded"] == 3
+    paraphrase = "what hot drink is liked after lunch"
+    assert arun(system.recall(paraphrase, reinforce=False)).blocks == []  # no shared word
+    system.take_warnings()
+    heard: list[tuple[str, int, int]] = []
+    done = arun(system.index_update(lambda *a: heard.append(a)))
+    assert done.waiting == 3 and done.model == make_embedder(None).identity
+    assert heard and heard[-1][0] == "embed" and heard[-1][1] == heard[-1][2]
+    assert arun(system.index_status()).details["not_embedded"] == 0
+    assert arun(system.recall(paraphrase, reinforce=False)).blocks[0].content == FACTS[1]
+    assert not any("not embedded" in w for w in system.take_warnings())
+    arun(system.close())
+
+
+def test_index_update_on_the_cli_says_what_it_embedded(repo: Path) -> None:
+    arun(_filled(repo).close())
+    result = CliRunner().invoke(cli, ["-C", str(repo), "index", "update", "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"waiting": 3' in result.stdout
+    again = CliRunner().invoke(cli, ["-C", str(repo), "index", "update"])
+    assert "every block is embedded" in again.stdout
