@@ -11,12 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Required
 
+from pydantic import ConfigDict, with_config
+
 # typing_extensions, not typing: pydantic builds the schema and refuses typing's before 3.12.
 from typing_extensions import TypedDict
 
 Kind = Literal["read", "write", "destructive"]
 
 
+@with_config(ConfigDict(strict=True))  # "pinned": "false" is refused, never read as true
 class MemoryItem(TypedDict, total=False):
     """One block to remember: content (required), cue, tags, category, pinned, when."""
 

@@ -45,7 +45,6 @@ BAD_FIELDS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="batch records are not type-checked")
 @pytest.mark.parametrize(("record", "field"), BAD_FIELDS)
 def test_a_batch_record_with_a_field_of_the_wrong_type_is_refused_by_line_and_field(
     memory: Path, record: dict[str, object], field: str
@@ -61,7 +60,6 @@ def test_a_batch_record_with_a_field_of_the_wrong_type_is_refused_by_line_and_fi
     assert git(memory, "rev-parse", "HEAD") == before
 
 
-@pytest.mark.xfail(strict=True, reason="batch records are not type-checked")
 @pytest.mark.parametrize(("record", "field"), BAD_FIELDS)
 def test_the_api_refuses_a_record_of_the_wrong_type_naming_record_and_field(
     memory: Path, record: dict[str, object], field: str
@@ -79,7 +77,6 @@ def test_the_api_refuses_a_record_of_the_wrong_type_naming_record_and_field(
     arun(go())
 
 
-@pytest.mark.xfail(strict=True, reason="batch records are not type-checked")
 def test_mcp_remember_many_refuses_a_field_of_the_wrong_type(memory: Path) -> None:
     async def go() -> None:
         async with Client(build_server(await MemorySystem.from_config(memory))) as client:
