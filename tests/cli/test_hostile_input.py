@@ -99,7 +99,6 @@ def test_a_string_of_tags_still_splits(memory: Path) -> None:
     assert json.loads(out)["blocks"][0]["tags"] == ["db/pool", "ops"]
 
 
-@pytest.mark.xfail(strict=True, reason="an unknown commit is a conflict (4), not not-found (3)")
 def test_undo_of_a_commit_that_does_not_exist_is_not_found(memory: Path) -> None:
     code, _, err = invoke(memory, "undo", "feedfacefeedfacefeedface")
     assert code == 3, err
