@@ -13,7 +13,9 @@ TAGS = Param("tags", list[str], 'Hierarchical tags such as "db/postgres".')
 BLOCK_ID = Param(
     "block_id", str, "A block id from remember, recall or ls, or a unique prefix of 4+ characters."
 )
-TOP_K = Param("top_k", int | None, "How many blocks to return (default: the frame's own).")
+TOP_K = Param(
+    "top_k", int | None, "How many blocks to return, 1 or more (default: the frame's own)."
+)
 AT = Param("at", str | None, "Answer from memory as it was at this commit (e.g. HEAD~20).")
 SECRET = Param("allow_secret", bool, "Store text that looks like a credential anyway.")
 SOURCE = Param("source", str, "The block the link starts from.")

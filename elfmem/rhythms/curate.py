@@ -20,6 +20,7 @@ from elfmem.retrieval.confidence import beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.recall import check_top_k
 from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 from elfmem.store.notes import anchor_for_block
@@ -55,6 +56,7 @@ def _protected(row: queries.BlockRow) -> bool:
 
 
 def curate(core: Core, top_k: int | None = None) -> CurateResult:
+    check_top_k(top_k)
     core.sync()
     db = core.db()
     rows = queries.list_blocks(db, status="active")

@@ -105,7 +105,6 @@ def test_undo_of_a_commit_that_does_not_exist_is_not_found(memory: Path) -> None
     assert "names no commit" in err and "\nRecovery: " in err
 
 
-@pytest.mark.xfail(strict=True, reason="top_k below one is accepted")
 @pytest.mark.parametrize("top_k", ["0", "-1"])
 def test_recall_refuses_top_k_below_one(memory: Path, top_k: str) -> None:
     invoke(memory, "remember", "Deploys freeze on Fridays", "--cue", "planning a release")
@@ -116,7 +115,6 @@ def test_recall_refuses_top_k_below_one(memory: Path, top_k: str) -> None:
     assert code == 2, err
 
 
-@pytest.mark.xfail(strict=True, reason="top_k below one is accepted")
 def test_the_api_and_mcp_refuse_top_k_below_one(memory: Path) -> None:
     async def go() -> None:
         system = await MemorySystem.from_config(memory)
