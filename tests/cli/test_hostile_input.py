@@ -135,7 +135,6 @@ def test_the_api_and_mcp_refuse_top_k_below_one(memory: Path) -> None:
     arun(go())
 
 
-@pytest.mark.xfail(strict=True, reason="doctor advises git switch during a rebase")
 def test_doctor_in_a_conflicted_rebase_advises_continue_or_abort(memory: Path) -> None:
     git(memory, "switch", "-q", "-c", "side")
     (memory / "README.md").write_text("# side\n")
