@@ -13,7 +13,7 @@ from typing import Any
 
 from elfmem import clock
 from elfmem.block import secrets
-from elfmem.block.layout import block_bytes, month_of, parse_bucket_path
+from elfmem.block.layout import month_of, parse_bucket_path
 from elfmem.block.model import (
     WHEN_KEY,
     Block,
@@ -23,7 +23,7 @@ from elfmem.block.model import (
     normalise_content,
     refuse_control,
 )
-from elfmem.block.render import render_block, validate_block
+from elfmem.block.render import block_bytes, render_block, validate_block
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
@@ -142,9 +142,7 @@ def append_blocks(view: MemoryView, plan: Plan, blocks: Iterable[tuple[str, Bloc
     added: dict[str, list[Block]] = {}
     texts: dict[str, list[str]] = {}
     for status, block in blocks:
-        relpath = view.append_target(
-            status, block.cls, month_of(block.created), block_bytes(block.content, block.cue)
-        )
+        relpath = view.append_target(status, block.cls, month_of(block.created), block_bytes(block))
         if relpath not in added:
             text = view.text(relpath)
             added[relpath], texts[relpath] = list(view.read(relpath)), [text] if text else []
@@ -411,7 +409,7 @@ def forget(core: Core, block_id: str) -> ChangeResult:
         if key is not None and key.status == "archived":
             return None
         target = view.append_target(
-            "archived", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+            "archived", block.cls, month_of(block.created), block_bytes(block)
         )
         plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
         plan.files[relpath] = _replace(view, relpath, None, block_id)

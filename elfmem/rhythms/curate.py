@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from elfmem.block.layout import block_bytes, month_of
+from elfmem.block.layout import month_of
 from elfmem.block.model import Block
+from elfmem.block.render import block_bytes
 from elfmem.index import queries
 from elfmem.retrieval import truth
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
@@ -142,7 +143,7 @@ def archive_blocks(
                 "archived",
                 block.cls,
                 month_of(block.created),
-                block_bytes(block.content, block.cue),
+                block_bytes(block),
             )
             files.setdefault(target, list(view.read(target))).append(block)
         return Plan(

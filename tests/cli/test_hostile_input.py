@@ -153,7 +153,6 @@ def test_doctor_in_a_conflicted_rebase_advises_continue_or_abort(memory: Path) -
     assert "git switch" not in check["fix"]
 
 
-@pytest.mark.xfail(strict=True, reason="the bucket bound counts content and cue only")
 def test_tags_count_toward_the_bucket_byte_bound(memory: Path) -> None:
     tags = [f"t/{n:05d}" for n in range(12_000)]  # about 100 KB of tags per block
 
