@@ -8,6 +8,7 @@ is skipped, so operations can be listed before they land.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Literal, Required
 
@@ -38,6 +39,9 @@ class Param:
     name: str
     type: Any
     doc: str
+    default: Any = inspect.Parameter.empty
+    """The tool's own default, when a client must get a safer one than the API's (empty: the
+    API's)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class ToolSpec:
     params: tuple[Param, ...] = ()
     result_key: str = ""
     """The key that wraps a result that is not already a JSON object (default: the method)."""
+    fixed: tuple[tuple[str, Any], ...] = ()
+    """API arguments the tool always passes and never shows the client (e.g. ``confined``)."""
 
     @property
     def name(self) -> str:

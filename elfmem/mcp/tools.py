@@ -472,13 +472,16 @@ EXCHANGE: tuple[ToolSpec, ...] = (
         True,
         "Write a bundle file (JSON Lines) of shareable blocks with provenance and ledger state. "
         "share: public (blocks marked share/public), peer (public and unmarked), all (for "
-        "moving this same memory). Private blocks never leave. "
-        'Example: {"share": "peer", "output": "/tmp/ada.jsonl"}',
+        "moving this same memory). Private blocks never leave. The file goes to the exports "
+        "folder (the reply's path says where); an existing file is replaced only with "
+        'overwrite. Example: {"share": "peer", "output": "ada.jsonl"}',
         (
             Param("share", str, "public, peer or all."),
-            Param("output", str, "The file to write."),
+            Param("output", str, "A file name inside the exports folder, e.g. ada.jsonl."),
             Param("min_confidence", float, "Leave out blocks less confident than this."),
+            Param("overwrite", bool, "Replace a file of that name.", default=False),
         ),
+        fixed=(("confined", True),),
     ),
     ToolSpec(
         "import_bundle",
