@@ -20,10 +20,7 @@ from elfmem.api import MemorySystem
 from tests.conftest import arun
 from tests.mcp.test_stdio import BOUND, child_env, client_config
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xfail(strict=True, reason="malformed messages go unanswered"),
-]
+pytestmark = pytest.mark.slow
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -70,6 +67,7 @@ class Wire:
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self.proc = proc
         self.lines: queue.Queue[bytes] = queue.Queue()
+        self.done = threading.Event()
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
@@ -77,6 +75,7 @@ class Wire:
         for line in self.proc.stdout:
             self.lines.put(line)
         self.lines.put(b"")
+        self.done.set()
 
     def send(self, line: bytes) -> None:
         assert self.proc.stdin is not None
@@ -106,8 +105,8 @@ def test_every_malformed_message_is_answered_and_serving_goes_on(repo: Path) -> 
         stderr=subprocess.DEVNULL,
         env=child_env(),
     )
+    wire = Wire(proc)
     try:
-        wire = Wire(proc)
         wire.send(json.dumps({
             "jsonrpc": "2.0", "id": 1000, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -133,6 +132,9 @@ def test_every_malformed_message_is_answered_and_serving_goes_on(repo: Path) -> 
         [listed] = wire.replies_until(3000)
         assert listed["result"]["isError"] is False
     finally:
-        assert proc.stdin is not None
+        assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.close()
-        assert proc.wait(timeout=BOUND) == 0
+        code = proc.wait(timeout=BOUND)
+        wire.done.wait(timeout=BOUND)
+        proc.stdout.close()
+    assert code == 0
