@@ -72,12 +72,21 @@ class ConsolidationConfig:
 
 
 @dataclass(frozen=True)
+class MCPConfig:
+    exports: str = ""
+    """The one folder files written for an MCP client go to (``elfmem_export``), relative to the
+    repository's root. Empty: ``elfmem/exports`` in the git dir. Never elsewhere in ``.git`` or
+    in ``.elfmem`` (sharing/exports.py)."""
+
+
+@dataclass(frozen=True)
 class ElfmemConfig:
     project: ProjectConfig = field(default_factory=ProjectConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    mcp: MCPConfig = field(default_factory=MCPConfig)
     frames: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +102,7 @@ _SECTIONS: dict[str, type] = {
     "embeddings": EmbeddingsConfig,
     "memory": MemoryConfig,
     "consolidation": ConsolidationConfig,
+    "mcp": MCPConfig,
 }
 
 

@@ -17,8 +17,6 @@ BUCKET_LIMIT = 250
 BUCKET_BYTES = 256 * 1024
 """A bucket takes no more blocks once they would carry it past this size; a block larger than this
 on its own gets a bucket to itself."""
-BLOCK_OVERHEAD_BYTES = 160
-"""About what a block's heading and frontmatter add to its content and cue in the file."""
 
 STATUS_DIRS: dict[str, str] = {"inbox": "log", "active": "notes", "archived": "archive"}
 DIR_STATUS: dict[str, str] = {v: k for k, v in STATUS_DIRS.items()}
@@ -48,11 +46,6 @@ class BucketKey:
 
     def next(self) -> BucketKey:
         return BucketKey(self.status, self.cls, self.month, self.n + 1)
-
-
-def block_bytes(content: str, cue: str = "") -> int:
-    """About how many bytes a block adds to its bucket file (for the ``BUCKET_BYTES`` bound)."""
-    return len(content.encode("utf-8")) + len(cue.encode("utf-8")) + BLOCK_OVERHEAD_BYTES
 
 
 def month_of(created: str) -> str:

@@ -39,6 +39,13 @@ def render_file(blocks: Sequence[Block]) -> str:
     return "\n".join(_render_kept(block) for block in blocks)
 
 
+def block_bytes(block: Block) -> int:
+    """How many bytes ``block`` adds to its bucket file, for the ``BUCKET_BYTES`` bound: its whole
+    rendered text and the blank line before it. Counting only content and cue let tags alone
+    carry a bucket far past the bound (100k tags made a 909 KB bucket)."""
+    return len(_render_kept(block).encode("utf-8")) + 1
+
+
 _RENDERED: dict[int, tuple[Block, str]] = {}
 _RENDERED_KEPT = 8192
 

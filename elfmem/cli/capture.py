@@ -10,27 +10,31 @@ import click
 from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
 from elfmem.errors import ElfmemError, InvalidInput
+from elfmem.rhythms.capture import Capture, capture_from
 
 
 def _tags(values: tuple[str, ...]) -> list[str]:
     return [t for v in values for t in v.replace(",", " ").split()]
 
 
-def _read_batch(path: str) -> list[dict[str, object]]:
+def _read_batch(path: str) -> list[Capture]:
+    """The file's records, each checked field by field and named by its line in any error."""
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
-    records = []
+    name = "stdin" if path == "-" else path
+    captures: list[Capture] = []
     with stream:
         for n, line in enumerate(stream, 1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInput(
                     f"{path}:{n}: not a JSON object ({exc.msg}).",
                     'Each line must be one JSON object like {"content": "…", "cue": "…"}.',
                 ) from exc
-    return records
+            captures.append(capture_from(record, f"{name} line {n} (record {len(captures) + 1})"))
+    return captures
 
 
 @click.command()
@@ -67,7 +71,12 @@ def remember(
     allow_secret: bool,
     json_: bool,
 ) -> None:
-    """Store knowledge in the inbox. Milliseconds, no LLM, one commit."""
+    """Store knowledge in the inbox. Milliseconds, no LLM, one commit.
+
+    With --batch, each line is one JSON object: `content` (a string, required), `cue`,
+    `category` and `when` (strings), `tags` (a list of strings, or one string of tags) and
+    `pinned` (true or false). A field of another type is refused, naming its line and field,
+    and nothing is written."""
     if batch is not None:
         try:
             records = _read_batch(batch)

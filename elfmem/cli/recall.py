@@ -23,7 +23,9 @@ from elfmem.errors import EXIT_INTERRUPTED
     show_default=True,
     help="self, attention, task, simulate, or a custom frame.",
 )
-@click.option("--top-k", type=int, default=None, help="How many blocks (default: the frame's).")
+@click.option(
+    "--top-k", type=int, default=None, help="How many blocks, 1 or more (default: the frame's)."
+)
 @click.option("--at", default=None, help="Answer from the memory as of this commit (e.g. HEAD~20).")
 @json_option
 @click.pass_context
@@ -40,7 +42,9 @@ def recall(
 @click.command()
 @click.argument("name")
 @click.argument("query", required=False)
-@click.option("--top-k", type=int, default=None, help="How many blocks (default: the frame's).")
+@click.option(
+    "--top-k", type=int, default=None, help="How many blocks, 1 or more (default: the frame's)."
+)
 @click.option("--at", default=None, help="Answer from the memory as of this commit.")
 @json_option
 @click.pass_context

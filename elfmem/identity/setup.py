@@ -15,10 +15,10 @@ from elfmem.block.layout import (
     MEMORY_DIR,
     MERGE_ATTRIBUTES_LINE,
     STATUS_DIRS,
-    block_bytes,
     month_of,
 )
 from elfmem.block.model import Block, refuse_control
+from elfmem.block.render import block_bytes
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
 from elfmem.errors import InvalidInput
 from elfmem.identity.constitution import CONSTITUTION, DEFAULT_SELF, SeedBlock, seed_tags
@@ -160,7 +160,7 @@ def init(
         plan.raw = dict(raw)
         for block in blocks:
             relpath = view.append_target(
-                "active", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+                "active", block.cls, month_of(block.created), block_bytes(block)
             )
             edit = plan.files.get(relpath)
             before = edit.blocks if edit else view.read(relpath)

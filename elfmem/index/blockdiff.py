@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
+from elfmem.block.parse import parse_partial
 from elfmem.errors import BlockFormatError
 from elfmem.index.changes import FileUpdate
 from elfmem.index.rows import (
@@ -191,17 +192,33 @@ def _choose(
     return chosen
 
 
-def _duplicate(block_id: str, winner: str, loser: str) -> BlockFormatError:
-    return BlockFormatError(
-        f"block id {block_id} is also in {MEMORY_DIR}/{winner}; this copy is not indexed",
-        f"{MEMORY_DIR}/{loser}",
-        0,
-        "Give one copy a new id (16 lowercase hex digits) or delete it, then run "
-        "`elfmem index rebuild`.",
-    )
+class DuplicateId(BlockFormatError):
+    """A block id's copy that lost to the copy in an earlier path. The diff knows blocks, not
+    lines: ``line`` is 0 until ``placed`` reads it from the file (only when one is reported)."""
+
+    def __init__(self, block_id: str, winner: str, loser: str, line: int = 0) -> None:
+        super().__init__(
+            f"block id {block_id} is also in {MEMORY_DIR}/{winner}; this copy is not indexed",
+            f"{MEMORY_DIR}/{loser}",
+            line,
+            "Give one copy a new id (16 lowercase hex digits) or delete it, then run "
+            "`elfmem index rebuild`.",
+        )
+        self.block_id, self.winner, self.loser = block_id, winner, loser
+
+    def placed(self, data: bytes) -> DuplicateId:
+        """This error at the line where ``data`` (the losing file's text) holds the block."""
+        for block, line in parse_partial(data, self.path).located:
+            if block.id == self.block_id:
+                return DuplicateId(self.block_id, self.winner, self.loser, line)
+        return self
 
 
-def shadowed_errors(conn: sqlite3.Connection) -> list[BlockFormatError]:
+def _duplicate(block_id: str, winner: str, loser: str) -> DuplicateId:
+    return DuplicateId(block_id, winner, loser)
+
+
+def shadowed_errors(conn: sqlite3.Connection) -> list[DuplicateId]:
     """Every duplicate id still in the index's ``shadowed`` list, naming both files: a sync
     reports them each time, not only when the diff that found them ran."""
     sql = (

@@ -16,6 +16,7 @@ from elfmem.block.model import Block
 from elfmem.errors import BlockFormatError
 from elfmem.index.blockdiff import (
     BlockDiff,
+    DuplicateId,
     KnownFile,
     apply_diff,
     diff_updates,
@@ -112,13 +113,13 @@ def sync(
         text_for,
         cache,
     )
-    _add_duplicates(db, report)
+    _add_duplicates(db, source, report)
     return report
 
 
-def _add_duplicates(db: IndexDB, report: SyncReport) -> None:
+def _add_duplicates(db: IndexDB, source: MemorySource, report: SyncReport) -> None:
     """A block id in two files is reported at every sync until it is fixed: reads serve the
-    copy in the path that sorts first, and the report names both files."""
+    copy in the path that sorts first, and the report names both files and the copy's line."""
     known = {str(e) for e in report.errors}
     try:
         found = shadowed_errors(db.conn)
@@ -127,6 +128,24 @@ def _add_duplicates(db: IndexDB, report: SyncReport) -> None:
             raise
         return  # the next sync heals the file; nothing to report from a damaged one
     report.errors.extend(e for e in found if str(e) not in known)
+    placed = [_placed(db, source, e) for e in report.errors]
+    report.errors = list({str(e): e for e in placed}.values())
+
+
+def _placed(db: IndexDB, source: MemorySource, error: BlockFormatError) -> BlockFormatError:
+    """A duplicate id's error at its copy's line, read from the file indexed for its path."""
+    if not isinstance(error, DuplicateId) or error.line:
+        return error
+    row = db.conn.execute("SELECT oid, source FROM files WHERE path = ?", (error.loser,)).fetchone()
+    if row is None or row[0] is None:
+        return error
+    try:
+        data = (
+            source.read_worktree(error.loser) if row[1] == "worktree" else source.read_blob(row[0])
+        )
+    except (OSError, KeyError):
+        return error  # gone since it was indexed: the next sync reports it afresh
+    return error.placed(data)
 
 
 def _settle(

@@ -33,10 +33,12 @@ def mismatch(spec: ToolSpec) -> str | None:
         return "a property takes no parameters" if spec.params else None
     api = dict(inspect.signature(attr).parameters)
     api.pop("self", None)
-    unknown = [p.name for p in spec.params if p.name not in api]
+    unknown = [
+        n for n in [p.name for p in spec.params] + [n for n, _ in spec.fixed] if n not in api
+    ]
     if unknown:
         return f"MemorySystem.{spec.method} has no parameter {', '.join(unknown)}"
-    names = {p.name for p in spec.params}
+    names = {p.name for p in spec.params} | {n for n, _ in spec.fixed}
     missing = [n for n, p in api.items() if p.default is p.empty and n not in names]
     if missing:
         return f"MemorySystem.{spec.method} requires {', '.join(missing)}, which the row omits"
@@ -51,7 +53,7 @@ def parameters(spec: ToolSpec) -> list[inspect.Parameter]:
         inspect.Parameter(
             p.name,
             inspect.Parameter.KEYWORD_ONLY,
-            default=api[p.name].default,
+            default=api[p.name].default if p.default is inspect.Parameter.empty else p.default,
             annotation=Annotated[p.type, Field(description=p.doc)],
         )
         for p in spec.params
@@ -81,7 +83,7 @@ def tool_function(
             try:
                 value = getattr(system, spec.method)
                 if callable(value):
-                    value = await value(**arguments)
+                    value = await value(**arguments, **dict(spec.fixed))
             except ElfmemError as exc:
                 return replies.refused(exc, system.take_warnings())
             except OSError as exc:

@@ -20,7 +20,6 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult
 
 from elfmem import __version__
@@ -30,6 +29,7 @@ from elfmem.mcp import replies
 from elfmem.mcp.binding import mismatch, tool_annotations, tool_function
 from elfmem.mcp.drain import AnsweringWriter, Drain, DrainingReader
 from elfmem.mcp.tools import TOOLS
+from elfmem.mcp.wire import guarded_stdio
 
 logger = logging.getLogger("elfmem.mcp")
 
@@ -85,9 +85,10 @@ class MemoryServer(MCPServer[None]):
             await self.memory.close()
 
     async def run_stdio_async(self) -> None:
-        """Serve stdio; the end of stdin waits until every request read has been answered."""
+        """Serve stdio; the end of stdin waits until every request read has been answered, and a
+        malformed line is answered with a JSON-RPC error (``wire``)."""
         drain = Drain()
-        async with stdio_server() as (read_stream, write_stream):
+        async with guarded_stdio() as (read_stream, write_stream):
             await self._lowlevel_server.run(
                 DrainingReader(read_stream, drain),
                 AnsweringWriter(write_stream, drain),

@@ -8,8 +8,11 @@ is skipped, so operations can be listed before they land.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Literal, Required
+
+from pydantic import ConfigDict, with_config
 
 # typing_extensions, not typing: pydantic builds the schema and refuses typing's before 3.12.
 from typing_extensions import TypedDict
@@ -17,6 +20,7 @@ from typing_extensions import TypedDict
 Kind = Literal["read", "write", "destructive"]
 
 
+@with_config(ConfigDict(strict=True))  # "pinned": "false" is refused, never read as true
 class MemoryItem(TypedDict, total=False):
     """One block to remember: content (required), cue, tags, category, pinned, when."""
 
@@ -35,6 +39,9 @@ class Param:
     name: str
     type: Any
     doc: str
+    default: Any = inspect.Parameter.empty
+    """The tool's own default, when a client must get a safer one than the API's (empty: the
+    API's)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,8 @@ class ToolSpec:
     params: tuple[Param, ...] = ()
     result_key: str = ""
     """The key that wraps a result that is not already a JSON object (default: the method)."""
+    fixed: tuple[tuple[str, Any], ...] = ()
+    """API arguments the tool always passes and never shows the client (e.g. ``confined``)."""
 
     @property
     def name(self) -> str:

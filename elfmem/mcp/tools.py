@@ -13,7 +13,9 @@ TAGS = Param("tags", list[str], 'Hierarchical tags such as "db/postgres".')
 BLOCK_ID = Param(
     "block_id", str, "A block id from remember, recall or ls, or a unique prefix of 4+ characters."
 )
-TOP_K = Param("top_k", int | None, "How many blocks to return (default: the frame's own).")
+TOP_K = Param(
+    "top_k", int | None, "How many blocks to return, 1 or more (default: the frame's own)."
+)
 AT = Param("at", str | None, "Answer from memory as it was at this commit (e.g. HEAD~20).")
 SECRET = Param("allow_secret", bool, "Store text that looks like a credential anyway.")
 SOURCE = Param("source", str, "The block the link starts from.")
@@ -470,13 +472,16 @@ EXCHANGE: tuple[ToolSpec, ...] = (
         True,
         "Write a bundle file (JSON Lines) of shareable blocks with provenance and ledger state. "
         "share: public (blocks marked share/public), peer (public and unmarked), all (for "
-        "moving this same memory). Private blocks never leave. "
-        'Example: {"share": "peer", "output": "/tmp/ada.jsonl"}',
+        "moving this same memory). Private blocks never leave. The file goes to the exports "
+        "folder (the reply's path says where); an existing file is replaced only with "
+        'overwrite. Example: {"share": "peer", "output": "ada.jsonl"}',
         (
             Param("share", str, "public, peer or all."),
-            Param("output", str, "The file to write."),
+            Param("output", str, "A file name inside the exports folder, e.g. ada.jsonl."),
             Param("min_confidence", float, "Leave out blocks less confident than this."),
+            Param("overwrite", bool, "Replace a file of that name.", default=False),
         ),
+        fixed=(("confined", True),),
     ),
     ToolSpec(
         "import_bundle",

@@ -13,7 +13,7 @@ from typing import Any
 
 from elfmem import clock
 from elfmem.block import secrets
-from elfmem.block.layout import block_bytes, month_of, parse_bucket_path
+from elfmem.block.layout import month_of, parse_bucket_path
 from elfmem.block.model import (
     WHEN_KEY,
     Block,
@@ -23,7 +23,7 @@ from elfmem.block.model import (
     normalise_content,
     refuse_control,
 )
-from elfmem.block.render import render_block, validate_block
+from elfmem.block.render import block_bytes, render_block, validate_block
 from elfmem.block.text import preview
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
@@ -142,9 +142,7 @@ def append_blocks(view: MemoryView, plan: Plan, blocks: Iterable[tuple[str, Bloc
     added: dict[str, list[Block]] = {}
     texts: dict[str, list[str]] = {}
     for status, block in blocks:
-        relpath = view.append_target(
-            status, block.cls, month_of(block.created), block_bytes(block.content, block.cue)
-        )
+        relpath = view.append_target(status, block.cls, month_of(block.created), block_bytes(block))
         if relpath not in added:
             text = view.text(relpath)
             added[relpath], texts[relpath] = list(view.read(relpath)), [text] if text else []
@@ -240,29 +238,87 @@ def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
         raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
-def captures_from(records: Iterable[Mapping[str, Any]]) -> list[Capture]:
-    """Batch input (JSONL objects) → captures, with the record number in any error."""
+RECORD_SHAPE = (
+    'Each record looks like {"content": "…", "cue": "…", "tags": ["a/b"], "category": '
+    '"knowledge", "pinned": false, "when": "2023-05-08"}; only content is required.'
+)
+_TEXT_FIELDS = ("cue", "category", "when")
+
+
+def captures_from(
+    records: Iterable[Mapping[str, Any]], places: Sequence[str] | None = None
+) -> list[Capture]:
+    """Batch input (JSONL objects) → captures, with the record's place in any error.
+
+    ``places`` names each record for a person (``batch.jsonl line 3``); by default, its number.
+    Every field's type is checked: a value of another type is refused, never coerced, so a
+    ``"pinned": "false"`` cannot pin and a ``"cue": {…}`` is not stored as its Python text.
+    """
     out = []
     for n, rec in enumerate(records, 1):
-        if not isinstance(rec, Mapping) or not isinstance(rec.get("content"), str):
-            raise InvalidInput(
-                f"Record {n}: expected an object with a string `content`.",
-                'Each line must look like {"content": "…", "cue": "…", "tags": ["a/b"]}.',
-            )
-        tags = rec.get("tags") or []
-        if isinstance(tags, str):
-            tags = [t for t in tags.replace(",", " ").split()]
-        out.append(
-            Capture(
-                content=rec["content"],
-                cue=str(rec.get("cue") or ""),
-                tags=tuple(str(t) for t in tags),
-                category=str(rec.get("category") or "knowledge"),
-                pinned=bool(rec.get("pinned", False)),
-                when=str(rec.get("when") or ""),
-            )
-        )
+        place = places[n - 1] if places is not None else f"Record {n}"
+        out.append(capture_from(rec, place))
     return out
+
+
+def capture_from(rec: object, place: str) -> Capture:
+    """One batch record, its fields checked by type; ``place`` names it in an error."""
+    if not isinstance(rec, Mapping) or not isinstance(rec.get("content"), str):
+        raise InvalidInput(f"{place}: expected an object with a string `content`.", RECORD_SHAPE)
+    for name in _TEXT_FIELDS:
+        _expect(place, name, rec.get(name), str)
+    _expect(place, "pinned", rec.get("pinned"), bool)
+    return Capture(
+        content=rec["content"],
+        cue=rec.get("cue") or "",
+        tags=_record_tags(place, rec.get("tags")),
+        category=rec.get("category") or "knowledge",
+        pinned=rec.get("pinned") or False,
+        when=rec.get("when") or "",
+    )
+
+
+def _expect(place: str, name: str, value: object, kind: type) -> None:
+    if value is not None and not isinstance(value, kind):
+        raise InvalidInput(
+            f"{place}: field `{name}` must be {_KIND_WORDS[kind]}, not {_json_kind(value)}.",
+            RECORD_SHAPE,
+        )
+
+
+_KIND_WORDS = {str: "a string", bool: "true or false"}
+
+
+def _json_kind(value: object) -> str:
+    """The JSON name of a value's type; never the value, which may hold a credential."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return type(value).__name__
+
+
+def _record_tags(place: str, tags: object) -> tuple[str, ...]:
+    """A list of strings, or one string of tags separated by commas or spaces."""
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        return tuple(tags.replace(",", " ").split())
+    if isinstance(tags, list | tuple) and all(isinstance(t, str) for t in tags):
+        return tuple(tags)
+    found = _json_kind(tags)
+    if isinstance(tags, list | tuple):
+        found += " holding " + next(_json_kind(t) for t in tags if not isinstance(t, str))
+    raise InvalidInput(
+        f"{place}: field `tags` must be a list of strings (or one string of tags), not {found}.",
+        RECORD_SHAPE,
+    )
 
 
 def locate(core: Core, view: MemoryView, block_id: str) -> tuple[str, Block]:
@@ -353,7 +409,7 @@ def forget(core: Core, block_id: str) -> ChangeResult:
         if key is not None and key.status == "archived":
             return None
         target = view.append_target(
-            "archived", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
+            "archived", block.cls, month_of(block.created), block_bytes(block)
         )
         plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
         plan.files[relpath] = _replace(view, relpath, None, block_id)

@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from elfmem.block.layout import block_bytes, month_of
+from elfmem.block.layout import month_of
 from elfmem.block.model import Block
+from elfmem.block.render import block_bytes
 from elfmem.index import queries
 from elfmem.retrieval import truth
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
+from elfmem.rhythms.recall import check_top_k
 from elfmem.rhythms.results import Result
 from elfmem.store import FileEdit, MemoryView, Plan
 from elfmem.store.notes import anchor_for_block
@@ -55,6 +57,7 @@ def _protected(row: queries.BlockRow) -> bool:
 
 
 def curate(core: Core, top_k: int | None = None) -> CurateResult:
+    check_top_k(top_k)
     core.sync()
     db = core.db()
     rows = queries.list_blocks(db, status="active")
@@ -140,7 +143,7 @@ def archive_blocks(
                 "archived",
                 block.cls,
                 month_of(block.created),
-                block_bytes(block.content, block.cue),
+                block_bytes(block),
             )
             files.setdefault(target, list(view.read(target))).append(block)
         return Plan(

@@ -21,6 +21,7 @@ from elfmem.rhythms import hooks, maintenance
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
 from elfmem.rhythms.status import inbox_backlog
+from elfmem.store.repo import in_progress
 
 
 @dataclass(frozen=True)
@@ -79,13 +80,47 @@ def _where(core: Core) -> str:
     return f"branch {core.store.branch}"
 
 
+_FINISH = {
+    "a merge": "resolve the conflicts (`git status` lists them), `git add` them and `git commit`; "
+    "or `git merge --abort` to go back",
+    "a rebase": "resolve the conflicts (`git status` lists them), `git add` them and "
+    "`git rebase --continue`; or `git rebase --abort` to go back",
+    "a cherry-pick": "resolve the conflicts, `git add` them and `git cherry-pick --continue`; "
+    "or `git cherry-pick --abort`",
+    "a revert": "resolve the conflicts, `git add` them and `git revert --continue`; "
+    "or `git revert --abort`",
+    "`git am`": "resolve the conflicts, `git add` them and `git am --continue`; "
+    "or `git am --abort`",
+    "`git am` or a rebase": "finish with `git rebase --continue` (or `git am --continue`), "
+    "or go back with `git rebase --abort` (or `git am --abort`)",
+}
+
+
+def _repository(core: Core) -> Check:
+    """Git's own state first: in a rebase HEAD is detached too, and `git switch` would be the
+    wrong advice; the operation in progress must be finished or aborted."""
+    store = core.store
+    if store.ref_mode:
+        return Check("repository", True, f"{store.repo.path} ({_where(core)})")
+    what = in_progress(store.repo)
+    if what is not None:
+        detached = " (HEAD is detached)" if store.repo.head_is_detached else ""
+        return Check(
+            "repository",
+            False,
+            f"in the middle of {what}{detached}; elfmem will not write until it is finished",
+            _FINISH.get(what, "finish or abort it (`git status` says how)"),
+        )
+    if store.repo.head_is_detached:
+        return Check("repository", False, "HEAD is detached", "git switch <branch>")
+    return Check("repository", True, f"{store.repo.path} ({_where(core)})")
+
+
 def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = "") -> DoctorResult:
     store = core.store
     root = store.root
     checks = [
-        Check("repository", True, f"{store.repo.path} ({_where(core)})")
-        if store.ref_mode or not store.repo.head_is_detached
-        else Check("repository", False, "HEAD is detached", "git switch <branch>"),
+        _repository(core),
         Check(
             "config",
             _present(core, CONFIG_PATH),

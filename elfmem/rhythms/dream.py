@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from elfmem.block.facts import same_information
-from elfmem.block.layout import block_bytes, month_of
+from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
+from elfmem.block.render import block_bytes
 from elfmem.index import queries, vector_store
 from elfmem.index.calibration import DEFAULT_CUTS, Cuts
 from elfmem.progress import Progress, Stop, silent
@@ -280,12 +281,6 @@ class _Files:
     def move(self, block_id: str, status: str, new: Block | None = None) -> None:
         relpath, current = locate(self.core, self.view, block_id)
         self.file(relpath)[:] = [b for b in self.file(relpath) if b.id != block_id]
-        target = self.view.append_target(
-            status,
-            current.cls,
-            month_of(current.created),
-            block_bytes(current.content, current.cue),
-        )
         if new is not None:  # the judged version: tags and relations added, content untouched
             current = current.with_changes(tags=new.tags, relations=new.relations)
         extra = list(current.extra)
@@ -293,7 +288,11 @@ class _Files:
             extra.append(("duplicate-of", self.twin_of[block_id]))
         if block_id in self.decision.superseded:
             extra.append(("superseded-by", self.decision.superseded[block_id]))
-        self.file(target).append(current.with_changes(extra=tuple(extra)))
+        moved = current.with_changes(extra=tuple(extra))
+        target = self.view.append_target(
+            status, moved.cls, month_of(moved.created), block_bytes(moved)
+        )
+        self.file(target).append(moved)
 
     def retag(self, block_id: str, tags: tuple[str, ...]) -> None:
         """Add tags to a block where it lives; never remove one."""

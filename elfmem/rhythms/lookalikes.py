@@ -23,8 +23,9 @@ import json
 from dataclasses import dataclass, field
 
 from elfmem.block.facts import compare, same_information
-from elfmem.block.layout import block_bytes, month_of
+from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
+from elfmem.block.render import block_bytes
 from elfmem.errors import BlockNotFound, InvalidInput
 from elfmem.index import queries
 from elfmem.index.queries import BlockRow
@@ -262,9 +263,7 @@ def _merge_plan(core: Core, view: MemoryView, block_id: str, other: str, detail:
     tags = tuple(dict.fromkeys([*keep.tags, *drop.tags]))
     merged = keep.with_changes(content=content, tags=tags, relations=relations)
     archived = drop.with_changes(extra=(*drop.extra, ("duplicate-of", block_id)))
-    target = view.append_target(
-        "archived", drop.cls, month_of(drop.created), block_bytes(drop.content, drop.cue)
-    )
+    target = view.append_target("archived", drop.cls, month_of(drop.created), block_bytes(drop))
     files: dict[str, list[Block]] = {}
 
     def file(path: str) -> list[Block]:

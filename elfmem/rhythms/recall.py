@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from elfmem import clock
-from elfmem.errors import LockedError
+from elfmem.errors import InvalidInput, LockedError
 from elfmem.index import IndexDB, open_memory_index, sync
 from elfmem.index.calibration import model_cuts
 from elfmem.index.queries import BlockRow
@@ -34,6 +34,17 @@ logger = logging.getLogger("elfmem")
 
 CO_RETRIEVAL_TOP = 5
 """Only the top few blocks of a result stage co-retrieval pairs (10 pairs at most)."""
+
+
+def check_top_k(top_k: int | None) -> None:
+    """``top_k`` is None (the frame's own) or at least 1: 0 read as "the default" and a negative
+    count answered "nothing matched", both hiding the caller's mistake."""
+    if top_k is not None and (isinstance(top_k, bool) or top_k < 1):
+        raise InvalidInput(
+            f"top_k must be 1 or more, not {top_k}.",
+            "Ask for at least one block (--top-k 1 or more), or leave top_k out for the "
+            "frame's own number.",
+        )
 
 
 def frames(core: Core) -> dict[str, FrameSpec]:
@@ -67,6 +78,7 @@ def frame(
     settings: SearchSettings | None = None,
 ) -> FrameResult:
     """Rank and render ``name`` for ``query``; ``at`` answers from the memory as of that commit."""
+    check_top_k(top_k)
     spec = resolve_frame(name, frames(core))
     if at is not None:
         return _frame_at(core, spec, query, top_k, at, settings)

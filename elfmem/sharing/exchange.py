@@ -54,7 +54,9 @@ def _wanted(level: str, share: str, block: Block) -> bool:
     return share != "public" or level == "public"
 
 
-def export(core: Core, share: str, path: Path, min_confidence: float = 0.0) -> ExportResult:
+def export(
+    core: Core, share: str, path: Path, min_confidence: float = 0.0, overwrite: bool = True
+) -> ExportResult:
     if share not in bundle.SHARES:
         raise InvalidInput(f"Unknown share level {share!r}.", "Use --share public, peer or all.")
     if not (math.isfinite(min_confidence) and 0.0 <= min_confidence <= 1.0):
@@ -85,21 +87,32 @@ def export(core: Core, share: str, path: Path, min_confidence: float = 0.0) -> E
         records.append(Record(block, row.status, ledger, provenance, sorted(set(events))))
     header = {"share": share, "from": me, "agent": core.agent, "min_confidence": min_confidence}
     data = bundle.encode(header, records)
-    _write_atomically(path, data)
+    _write_atomically(path, data, overwrite)
     digest = bundle.decode(data).digest
     return ExportResult(str(path), share, len(records), private, weak, digest)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, data: bytes, overwrite: bool = True) -> None:
+    """Whole or not at all; without ``overwrite`` the file appears by a hard link, which fails
+    rather than replace a file that appeared since it was checked."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_bytes(data)
-        os.replace(tmp, path)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+    except FileExistsError as exc:
+        raise InvalidInput(
+            f"{path} already exists; it was left as it was.",
+            "Pass overwrite: true to replace it, or choose another file name.",
+        ) from exc
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise InvalidInput(
             f"Cannot write {path}: {exc.strerror}.", "Choose a writable path with -o."
         ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _read(path: Path) -> bundle.Bundle:

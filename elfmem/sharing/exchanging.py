@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elfmem.sharing import exchange, mailbox, peers
+from elfmem.sharing import exchange, exports, mailbox, peers
 from elfmem.sharing.results import (
     ExportResult,
     ImportResult,
@@ -68,10 +68,19 @@ class ExchangeOperations:
         return mailbox.status(self._core)
 
     async def export(
-        self, share: str, output: str | Path, min_confidence: float = 0.0
+        self,
+        share: str,
+        output: str | Path,
+        min_confidence: float = 0.0,
+        overwrite: bool = True,
+        confined: bool = False,
     ) -> ExportResult:
-        """Write a bundle of shareable blocks with provenance and folded ledger state."""
-        return exchange.export(self._core, share, Path(output), min_confidence)
+        """Write a bundle of shareable blocks with provenance and folded ledger state.
+
+        ``confined`` (what the MCP server passes): ``output`` is a file inside the exports
+        folder (``sharing.exports``), and ``overwrite`` must be true to replace one."""
+        path = exports.client_path(self._core, str(output), overwrite) if confined else Path(output)
+        return exchange.export(self._core, share, path, min_confidence, overwrite)
 
     async def import_bundle(
         self, path: str | Path, from_peer: str | None = None, self_merge: bool = False

@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from elfmem.block.layout import DIR_STATUS, MEMORY_DIR, block_bytes, month_of, parse_bucket_path
+from elfmem.block.layout import DIR_STATUS, MEMORY_DIR, month_of, parse_bucket_path
 from elfmem.block.model import Block
-from elfmem.block.render import render_block
+from elfmem.block.render import block_bytes, render_block
 from elfmem.config import CONFIG_PATH
 from elfmem.errors import ConfigError, ConflictError
 from elfmem.index import queries
@@ -147,7 +147,7 @@ def _upstream_plan(view: MemoryView, present: set[str]) -> tuple[Plan, list[dict
             if block.id in present:
                 continue
             present.add(block.id)
-            size = block_bytes(block.content, block.cue)
+            size = block_bytes(block)
             target = view.append_target(status, block.cls, month_of(block.created), size)
             moved.setdefault(target, list(view.read(target))).append(block)
             plan.block_ids.append(block.id)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pygit2
 
-from elfmem.errors import RepoStateError, UndoError
+from elfmem.errors import NotFound, RepoStateError, UndoError
 from elfmem.store import log
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
@@ -114,7 +114,7 @@ class Store:
             obj = self.repo.revparse_single(rev)
             commit = obj.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError) as exc:
-            raise UndoError(
+            raise NotFound(  # not a conflict: nothing is in the way, the name leads nowhere
                 f"`{rev}` names no commit in this repository.",
                 "Use a commit id, a branch, or HEAD~N (see `git log --oneline`).",
             ) from exc

@@ -193,16 +193,17 @@ def test_cli_export_and_import_speak_json_and_need_one_source(
     assert len(json.loads(out.stdout)["imported"]) == 2
 
 
-def test_mcp_export_and_import_bundle(two: tuple[Path, Path], tmp_path: Path) -> None:
+def test_mcp_export_and_import_bundle(two: tuple[Path, Path]) -> None:
     from tests.mcp.test_server import connected, fails, ok
 
     a, b = two
-    path = tmp_path / "mcp.jsonl"
 
     async def scenario() -> None:
         async with connected(a) as client:
-            done = await ok(client, "elfmem_export", share="public", output=str(path))
+            done = await ok(client, "elfmem_export", share="public", output="mcp.jsonl")
             assert done["blocks"] == 1
+        path = Path(done["path"])  # a client's export lands in the exports folder
+        assert path == a / ".git" / "elfmem" / "exports" / "mcp.jsonl"
         async with connected(b) as client:
             body = await fails(client, "elfmem_import_bundle", path=str(path))
             assert "--from" in body["error"]
