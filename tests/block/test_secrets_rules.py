@@ -58,7 +58,9 @@ def test_redact_names_the_kind_in_place_of_the_value() -> None:
         (f"the api key is {RANDOM}", False),  # `key` alone is too common a word
         ("password=aaaaaaaaaaaaaaaa1", False),  # one letter repeated: low entropy
         ("password=abcdefghijklmnop", False),  # no digit: a word, not a key
-        ("password=" + RANDOM[:15], False),  # fewer than 16 characters
+        ("password=" + RANDOM[:7], False),  # fewer than 8 characters
+        ("password=" + RANDOM[:8], True),  # 8 mixing three classes, after an `=`
+        ("password " + RANDOM[:15], False),  # prose needs 16 random characters
         (f"note={RANDOM}", False),  # not a secret-like name
     ],
 )

@@ -82,7 +82,6 @@ def test_files_outside_elfmem_are_not_the_hooks_business(memory: Path) -> None:
     assert _commit(memory).returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="`key:: value` passes the check")
 @pytest.mark.parametrize("key", ["apikey", "password", "client_secret"])
 def test_an_inline_field_holding_a_secret_is_refused_by_the_hook(memory: Path, key: str) -> None:
     bucket = _bucket(memory)
@@ -95,7 +94,6 @@ def test_an_inline_field_holding_a_secret_is_refused_by_the_hook(memory: Path, k
     assert "looks like a secret" in done.stderr and PASSWORD not in done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="`key:: value` passes the check")
 @pytest.mark.parametrize("key", ["apikey", "password", "client_secret"])
 def test_an_inline_field_typed_by_hand_is_not_carried_into_the_next_write(
     memory: Path, key: str
