@@ -53,7 +53,6 @@ def _bucket(repo: Path) -> Path:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="the hook reads memory buckets only")
 @pytest.mark.parametrize(
     ("path", "text"),
     [
