@@ -269,3 +269,11 @@ def hits(text: str) -> list[Hit]:
             if not any(h.start < hit.end and hit.start < h.end for h in found):
                 found.append(hit)
     return sorted(found, key=lambda h: h.start)
+
+
+def redact(text: str) -> str:
+    """``text`` with each credential replaced by its kind, ``[GitHub token]``: what a subject,
+    an error or a log line may say about a value it must never repeat."""
+    for hit in reversed(hits(text)):
+        text = f"{text[: hit.start]}[{hit.kind}]{text[hit.end :]}"
+    return text

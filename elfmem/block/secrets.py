@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from elfmem.block import credentials
 from elfmem.block.credentials import hits
 from elfmem.block.model import Block
 from elfmem.errors import SecretRefused
@@ -95,9 +96,7 @@ def check(fields: Iterable[tuple[str, str]], allow: bool = False) -> tuple[str, 
 def redact(text: str) -> str:
     """``text`` with each credential replaced by its kind: a commit subject built from content
     stored with the override still never carries the value."""
-    for hit in reversed(hits(text)):
-        text = f"{text[: hit.start]}[{hit.kind}]{text[hit.end :]}"
-    return text
+    return credentials.redact(text)
 
 
 def allow_trailers(kinds: Iterable[str]) -> list[tuple[str, str]]:

@@ -142,7 +142,6 @@ def test_subjects_of_a_block_stored_with_the_override_never_hold_it(
 # ---- 7: an error never echoes a value the check refuses ---------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="errors repeat the offending value")
 @pytest.mark.parametrize(
     "args",
     [
@@ -160,7 +159,6 @@ def test_errors_never_echo_the_value(memory: Path, args: tuple[str, ...]) -> Non
         assert GHP not in out + err and PASSWORD not in out + err, (out, err)
 
 
-@pytest.mark.xfail(strict=True, reason="errors repeat the offending value")
 def test_mcp_errors_never_echo_the_value(memory: Path) -> None:
     async def scenario() -> str:
         async with Client(build_server(await MemorySystem.from_config(memory))) as client:
