@@ -120,8 +120,9 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
 
 def _preview(content: str) -> str:
     """A commit subject's preview; content stored with the override has its credential named,
-    not quoted (content without one is returned as it was)."""
-    return preview(secrets.redact(content))
+    never shown. Redacted before and after the preview drops the markup, so a value the check
+    finds only in one of the two forms is named too."""
+    return secrets.redact(preview(secrets.redact(content)))
 
 
 def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
@@ -355,7 +356,7 @@ def forget(core: Core, block_id: str) -> ChangeResult:
         target = view.append_target(
             "archived", block.cls, month_of(block.created), block_bytes(block.content, block.cue)
         )
-        plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
+        plan = Plan(op="forget", subject=f"forget: {_preview(block.content)}", block_ids=[block_id])
         plan.files[relpath] = _replace(view, relpath, None, block_id)
         plan.files[target] = FileEdit(tuple([*view.read(target), block]))
         return plan

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 _Field = tuple[str, str, bool, tuple[str, ...]]
 """Where, the text, whether the override may let it through, texts already looked at."""
 
+_MESSAGE = "commit message"
 _RESTORING_OPS = {"undo"}
 """Operations that put back text history already holds: nothing new reaches git."""
 
@@ -83,7 +84,7 @@ def _fields(plan: Plan, view: MemoryView, committed: _Committed) -> Iterator[_Fi
             old = committed.data(path)
             committed.texts[path] = old[1].decode("utf-8", "replace") if old else ""
             yield path, raw.decode("utf-8", "replace"), False, ()
-    yield "commit message", f"{plan.subject}\n{plan.body}", True, ()
+    yield _MESSAGE, f"{plan.subject}\n{plan.body}", True, ()
 
 
 def check_plan(plan: Plan, view: MemoryView) -> None:
@@ -95,7 +96,8 @@ def check_plan(plan: Plan, view: MemoryView) -> None:
     for where, text, may_override, checked in _fields(plan, view, committed):
         for hit in hits(text):
             value = text[hit.start : hit.end]
-            if committed.holds(value) or any(value in t for t in checked):
+            seen = committed.holds(value) and where != _MESSAGE  # a subject is new text: always
+            if seen or any(value in t for t in checked):
                 continue
             if may_override and (restoring or hit.kind in allowed):
                 continue

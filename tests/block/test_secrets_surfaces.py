@@ -123,7 +123,6 @@ def test_mcp_remember_many_refuses_them_too(memory: Path, content: str) -> None:
 # ---- 6: a commit subject never repeats the value ---------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="forget's subject repeats the content")
 @pytest.mark.parametrize("content", [f"ci uses {GHP} to deploy", BACKTICKS, f"db: {PG}"])
 def test_subjects_of_a_block_stored_with_the_override_never_hold_it(
     memory: Path, content: str
