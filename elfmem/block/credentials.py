@@ -70,12 +70,14 @@ _PLACEHOLDER = re.compile(
 """Values that say where a secret is or that one is missing, never the secret."""
 
 _NAME = (
-    r"(?:api[_-]?key|apikey|secret(?:[_-]?(?:access[_-]?)?key)?|client[_-]?secret|"
-    r"(?:access|auth|refresh|session|bearer|api|id)?[_-]?token|passw(?:or)?d|passphrase|pwd|"
-    r"credentials?|access[_-]?key(?:[_-]?id)?|private[_-]?key|signing[_-]?key|"
+    r"(?:passw(?:or)?d|passphrase|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|credentials?|"
+    r"api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|private[_-]?key|signing[_-]?key|"
     r"encryption[_-]?key|auth[_-]?key|bearer)s?(?![A-Za-z0-9]|_[A-Za-z0-9])"
 )
+"""Found anywhere in a word's end, so ``DB_PASSWORD``, ``client_secret`` and ``X_AUTH_TOKEN``
+count; a longer identifier (``password_hash``, ``tokenizer``) does not."""
 _KEY = re.compile(r"(?i)" + _NAME)
+_KEY_LOWER = re.compile(_NAME)
 _CLOSE = r"[*_`'\"\])>]*"
 """Markup closing around the name: ``**api_key**``, ``` `password` ```, ``"secret"``."""
 _QUALIFIER = r"\s+(?:for|on|of|in|at|to)\s+(?:[^\s:=|>]+\s+){0,3}?[^\s:=|>]+"
@@ -201,8 +203,17 @@ def credential_like(value: str, explicit: bool = True) -> bool:
     return explicit and len(value) >= 8 and _classes(value) >= 3
 
 
+def _names(text: str) -> Iterator[re.Match[str]]:
+    """Each secret-like name. Matched in lower case when that keeps every offset: ten times
+    faster than a case-blind pattern over a long text (a bucket, a batch of ledger lines)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return _KEY_LOWER.finditer(lower)
+    return _KEY.finditer(text)
+
+
 def _assigned(text: str) -> Iterator[Hit]:
-    for key in _KEY.finditer(text):
+    for key in _names(text):
         for tail, explicit in _TAILS:
             m = tail.match(text, key.end())
             if m is None:
