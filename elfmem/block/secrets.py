@@ -19,6 +19,8 @@ from elfmem.block.model import Block
 from elfmem.errors import SecretRefused
 
 ALLOW_TRAILER = "Elfmem-Allow-Secret"
+OVERRIDABLE_OPS = frozenset({"remember", "edit"})
+"""The writes whose commands take ``--allow-secret`` (``allow_secret`` through the API and MCP)."""
 OVERRIDE = (
     "If it is a false positive, pass --allow-secret (allow_secret=true through the API or MCP); "
     f"the commit records it as `{ALLOW_TRAILER}: <kind>`."
@@ -74,24 +76,34 @@ def capture_fields(
     return [*fields, ("category", category)]
 
 
-def refusal(findings: Sequence[SecretFinding], recovery: str = "") -> SecretRefused:
-    """The error for ``findings``: kinds and places, never the values."""
+def refusal(
+    findings: Sequence[SecretFinding], recovery: str = "", overridable: bool = False
+) -> SecretRefused:
+    """The error for ``findings``: kinds and places, never the values.
+
+    Only a command that takes ``--allow-secret`` (``overridable``) suggests it: a recovery must be
+    one the command that failed can follow.
+    """
     what = "; ".join(f"{f.kind} in {f.where}" for f in findings)
+    base = recovery or (
+        "Remove the credential and say where it lives instead (e.g. 'the key is in "
+        "$OPENAI_API_KEY'), then run the command again."
+    )
     return SecretRefused(
         f"Refused: what looks like a credential: {what} (the value is not shown). Git history "
         "is permanent and revert does not purge it; nothing was written.",
-        recovery
-        or "Remove the credential and say where it lives instead (e.g. 'the key is in "
-        "$OPENAI_API_KEY'). "
-        + OVERRIDE,
+        f"{base} {OVERRIDE}" if overridable else base,
     )
 
 
-def check(fields: Iterable[tuple[str, str]], allow: bool = False) -> tuple[str, ...]:
-    """Refuse any credential in ``fields``; with ``allow``, return the kinds let through."""
+def check(
+    fields: Iterable[tuple[str, str]], allow: bool = False, *, overridable: bool = False
+) -> tuple[str, ...]:
+    """Refuse any credential in ``fields``; with ``allow``, return the kinds let through.
+    ``overridable``: the caller takes ``--allow-secret``, so the refusal may suggest it."""
     findings = scan_fields(fields)
     if findings and not allow:
-        raise refusal(findings)
+        raise refusal(findings, overridable=overridable)
     return tuple(dict.fromkeys(f.kind for f in findings))
 
 

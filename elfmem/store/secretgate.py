@@ -17,7 +17,13 @@ from elfmem.block.credentials import hits
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_block, render_file
-from elfmem.block.secrets import ALLOW_TRAILER, OVERRIDE, SecretFinding, block_fields, refusal
+from elfmem.block.secrets import (
+    ALLOW_TRAILER,
+    OVERRIDABLE_OPS,
+    SecretFinding,
+    block_fields,
+    refusal,
+)
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, parsed
 
@@ -110,8 +116,6 @@ def check_plan(plan: Plan, view: MemoryView) -> None:
     hand = f" Your uncommitted edit to {', '.join(carried)} is left on disk." if carried else ""
     raise refusal(
         findings,
-        "Remove the credential from the text or file named, then run the command again."
-        + hand
-        + " "
-        + OVERRIDE,
+        "Remove the credential from the text or file named, then run the command again." + hand,
+        overridable=plan.op in OVERRIDABLE_OPS,
     )

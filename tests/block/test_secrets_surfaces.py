@@ -195,7 +195,6 @@ def _refusal(repo: Path, *args: str) -> str:
     return err
 
 
-@pytest.mark.xfail(strict=True, reason="every refusal suggests --allow-secret")
 @pytest.mark.parametrize(
     "args",
     [
@@ -219,7 +218,6 @@ def test_commands_without_an_override_never_suggest_one(
     assert "--allow-secret" not in err and "allow_secret" not in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="every refusal suggests --allow-secret")
 def test_import_of_a_bundle_holding_a_credential_gives_a_recovery_it_can_follow(
     memory: Path, tmp_path: Path
 ) -> None:
