@@ -254,12 +254,15 @@ def _tables(text: str) -> Iterator[Hit]:
 
 
 def _column_hits(line: str, offset: int, columns: list[int]) -> Iterator[Hit]:
-    cells = _cells(line)
-    for i in columns:
-        if i < len(cells) and credential_like(_plain(cells[i])):
-            value = _plain(cells[i])
-            start = offset + line.index(value)
-            yield Hit(_HIGH_ENTROPY, start, start + len(value))
+    """The cells of one row under a secret's header; each found where it stands in the row."""
+    body = line.strip()
+    start = line.index(body) + (1 if body.startswith("|") else 0)
+    for i, cell in enumerate(body.strip("|").split("|")):
+        value = _plain(cell)
+        if i in columns and value and credential_like(value):
+            at = offset + start + cell.index(value)
+            yield Hit(_HIGH_ENTROPY, at, at + len(value))
+        start += len(cell) + 1
 
 
 RULES: dict[str, Callable[[str], Iterator[Hit]]] = {
