@@ -115,12 +115,12 @@ def analysis_line(core: Core, block_id: str, judgement: Judgement, *, rescore: b
 
 
 def describe(judgements: Mapping[str, Judgement]) -> dict[str, dict[str, object]]:
-    """The judgements as a result reports them."""
+    """The judgements as a result reports them, with a quoted credential named by its kind."""
     return {
         block_id: {
             "alignment": j.alignment,
-            "tags": list(j.tags),
-            "summary": j.summary,
+            "tags": [secrets.redact(t) for t in j.tags],
+            "summary": secrets.redact(j.summary),
             "malformed": j.malformed,
         }
         for block_id, j in judgements.items()

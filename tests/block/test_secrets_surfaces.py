@@ -91,7 +91,9 @@ def test_an_llm_summary_quoting_a_credential_is_recorded_with_the_kind_only(memo
         made = arun(system.remember(f"ci deploys with {GHP}", allow_secret=True))
         reply = {"alignment": 0.7, "tags": ["ci"], "summary": f"uses {GHP}", "revision_of": None}
         system.llm.enqueue(json.dumps(reply))  # type: ignore[union-attr]
-        assert arun(system.dream()).promoted == [made.block_id]
+        dreamt = arun(system.dream())
+        assert dreamt.promoted == [made.block_id]
+        assert GHP not in json.dumps(dreamt.to_dict(), default=str)
     finally:
         arun(system.close())
     notes = git(memory, "log", "-p", NOTES_REF)
