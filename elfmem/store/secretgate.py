@@ -5,7 +5,10 @@ what they cannot: a key typed into a memory file by hand that the write would ca
 commit, text from dream, curate or an import, and the commit message itself. Only what is new
 is looked at: blocks that differ from the committed ones and values that the files' committed
 text does not already hold, so a block stored with the override, moved or restored later, is not
-refused again, and an ordinary append costs nothing for the blocks already there.
+refused again, and an ordinary append costs nothing for the blocks already there. The commit
+message is the exception: a subject is new text every time, so it may not repeat a value the
+files already hold. Only ``remember`` and ``edit`` take the override, so only their refusals
+suggest it.
 """
 
 from __future__ import annotations
