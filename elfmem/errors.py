@@ -41,6 +41,17 @@ READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 """What a read-only mount, or a repository another user owns, answers to a write."""
 
 
+def _redacted(text: str) -> str:
+    """``text`` with any credential named by its kind: an error repeats what it could not read
+    (``Cannot read '…' as a date``), and errors land in terminals, logs and agent transcripts.
+
+    Imported here, not at the top: the block layer's own modules raise these errors.
+    """
+    from elfmem.block.credentials import redact
+
+    return redact(text) if text else text
+
+
 class ElfmemError(Exception):
     """Base class: a message saying what happened and a ``recovery`` saying what to do."""
 
@@ -48,6 +59,7 @@ class ElfmemError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, recovery: str = "") -> None:
+        message, recovery = _redacted(message), _redacted(recovery)
         super().__init__(message)
         self.message = message
         self.recovery = recovery

@@ -1,10 +1,16 @@
 """The shapes of credentials, one rule per kind, so a finding can name what it saw.
 
 Known formats are matched by their fixed prefix and length. Values without a prefix are refused
-only with evidence around them: a name like ``password`` or ``client_secret`` assigned a long,
-random-looking value, or a 40-character AWS secret next to an AWS key id or a word like ``secret``.
-A git-native memory is full of things that look random and are not secret (commit ids, sha256
-digests, UUIDs, base64 of ordinary text); the evidence rules keep those out.
+only with evidence around them. The main one is general, not a list of examples: a secret-like
+name (``password``, ``client_secret``, ``*_token``, ``api_key``), then whatever markup closes it
+(``**``, backticks, quotes), an optional qualifier ("for prod"), a separator (``=``, ``:``,
+``::``, ``->``, ``|``, "is"), whatever markup opens the value, and a value that is one: 8 or more
+characters mixing three of lower case, upper case, digits and symbols, or 16 random-looking ones.
+A Markdown table whose header names a secret is read by column. Connection strings with a
+password (any scheme, any case, ``/`` in the password) and a 40-character AWS secret next to an
+AWS key id or a word like ``secret`` complete it. A git-native memory is full of things that look
+random and are not secret (commit ids, sha256 digests, UUIDs, base64 of ordinary text, code,
+paths, ``${VAR}`` and other placeholders); the evidence rules keep those out.
 """
 
 from __future__ import annotations
@@ -52,19 +58,48 @@ _PREFIXED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 _RANDOM_BODY = {"OpenAI API key"}
 """Kinds whose prefix is also ordinary words (``sk-learn-...``): the body must look random too."""
 
-_CONNECTION = re.compile(r"\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#]*:(?P<value>[^\s@/]+)@[^\s/@]+")
-_PLACEHOLDER = re.compile(r"^(?:\$.*|\{.*|<.*|%.*|\*+|x+|\.\.\.|…)$", re.I)
+_CONNECTION = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@?#]*:(?P<value>[^\s@]+)@[^\s/@]+")
+_PORT_AND_PATH = re.compile(r"^\d{1,5}(?:[/?#].*)?$")
+"""``host:8080/path@x`` is a port and a path, not a password."""
+_PLACEHOLDER = re.compile(
+    r"^(?:\$.*|\{.*|<.*|%.*|\*+|x+|\.\.\.|…|redacted|\[redacted\]|none|null|unset|"
+    r"changeme|secret|password|os\.environ.*|env\(.*|getenv.*|settings\..*|"
+    r".*(?:redacted|removed|the-value|your[_ -]?(?:password|secret|token|key|api)).*)$",
+    re.I,
+)
+"""Values that say where a secret is or that one is missing, never the secret."""
 
 _NAME = (
-    r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|token|"
-    r"passw(?:or)?d|pwd|credentials?|access[_-]?key(?:[_-]?id)?|private[_-]?key|"
-    r"signing[_-]?key|encryption[_-]?key|auth[_-]?key|bearer)"
+    r"(?:passw(?:or)?d|passphrase|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|credentials?|"
+    r"api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|private[_-]?key|signing[_-]?key|"
+    r"encryption[_-]?key|auth[_-]?key|bearer)s?(?![A-Za-z0-9]|_[A-Za-z0-9])"
 )
-_ASSIGNED = re.compile(
-    r"(?i)"
-    + _NAME
-    + r"[\"']?(?:\s*(?:[:=]|=>)\s*|\s+is\s+|\s+)[\"']?(?P<value>[A-Za-z0-9+/=_.~-]{16,})"
+"""Found anywhere in a word's end, so ``DB_PASSWORD``, ``client_secret`` and ``X_AUTH_TOKEN``
+count; a longer identifier (``password_hash``, ``tokenizer``) does not."""
+_KEY = re.compile(r"(?i)" + _NAME)
+_KEY_LOWER = re.compile(_NAME)
+_CLOSE = r"[*_`'\"\])>]*"
+"""Markup closing around the name: ``**api_key**``, ``` `password` ```, ``"secret"``."""
+_QUALIFIER = r"\s+(?:for|on|of|in|at|to)\s+(?:[^\s:=|>]+\s+){0,3}?[^\s:=|>]+"
+"""``Password for prod``, ``token for the staging db``: words between the name and its value."""
+_SEPARATOR = r"\s*(?::=|::|=>|->|==|[:=|→])\s*"
+_OPEN = r"[\s*_`'\"(\[|]*"
+_VALUE = r"(?P<value>[^\s|]+)"
+_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = (
+    # (what may follow a secret-like name, whether the value stands after an explicit separator)
+    (re.compile(_CLOSE + _SEPARATOR + _OPEN + _VALUE), True),
+    (re.compile(_CLOSE + _QUALIFIER + _SEPARATOR + _OPEN + _VALUE), True),
+    (re.compile(_CLOSE + r"(?:" + _QUALIFIER + r")?\s+(?:is|was)\s+" + _OPEN + _VALUE), True),
+    (re.compile(_CLOSE + r"\s+" + _OPEN + _VALUE), False),
 )
+_TRAILING = ".,;:"
+_CLOSERS = "`*_'\")]}>|"
+_JOINERS = set("-_./:@~'")
+"""Punctuation that joins the words of a name or a path; other symbols count as a class."""
+_PATH = re.compile(r"^(?:~|\.{1,2})?/|^[A-Za-z]:\\|://")
+_CODE = re.compile(r"^[A-Za-z_][\w.]*[(\[]|[)\]]\.\w")
+"""``cast(list[_Token], …)``, ``config["secret"]``: code that computes a value, not one."""
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}")
 _AWS_SECRET_LABELLED = re.compile(
     r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<value>[A-Za-z0-9/+=]{40})\b"
 )
@@ -123,7 +158,7 @@ def _prefixed(text: str) -> Iterator[Hit]:
 
 def _connections(text: str) -> Iterator[Hit]:
     for m in _CONNECTION.finditer(text):
-        if not _PLACEHOLDER.match(m["value"]):
+        if not _PLACEHOLDER.match(m["value"]) and not _PORT_AND_PATH.match(m["value"]):
             yield Hit("connection string with a password", m.start("value"), m.end("value"))
 
 
@@ -139,11 +174,95 @@ def _aws_secrets(text: str) -> Iterator[Hit]:
             yield Hit("AWS secret access key", m.start(), m.end())
 
 
+def _trimmed(raw: str, start: int) -> tuple[str, int, int]:
+    """The value without the markup or punctuation that closes it, and where it sits."""
+    value = raw.rstrip(_TRAILING).rstrip(_CLOSERS).rstrip(_TRAILING)
+    return value, start, start + len(value)
+
+
+def _classes(value: str) -> int:
+    kinds = (str.islower, str.isupper, str.isdigit)
+    found = sum(any(test(c) for c in value) for test in kinds)
+    return found + any(not c.isalnum() and c not in _JOINERS for c in value)
+
+
+def credential_like(value: str, explicit: bool = True) -> bool:
+    """Whether a value given to a secret-like name is one.
+
+    After an explicit separator (``=``, ``:``, ``::``, ``->``, ``|``, ``is``) a value of 8 or
+    more characters mixing three of lower case, upper case, digits and symbols is one, as is a
+    random-looking value of 16 or more. A name followed only by a space (prose) needs the latter.
+    Placeholders, environment variables and paths are never one.
+    """
+    if _PLACEHOLDER.match(value) or _PATH.search(value) or _CODE.search(value):
+        return False
+    if _is_text_base64(value):
+        return False
+    if len(value) >= 16 and looks_random(value):
+        return True
+    return explicit and len(value) >= 8 and _classes(value) >= 3
+
+
+def _names(text: str) -> Iterator[re.Match[str]]:
+    """Each secret-like name. Matched in lower case when that keeps every offset: ten times
+    faster than a case-blind pattern over a long text (a bucket, a batch of ledger lines)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return _KEY_LOWER.finditer(lower)
+    return _KEY.finditer(text)
+
+
 def _assigned(text: str) -> Iterator[Hit]:
-    for m in _ASSIGNED.finditer(text):
-        value = m["value"].rstrip(".")
-        if len(value) >= 16 and looks_random(value):
-            yield Hit(_HIGH_ENTROPY, m.start("value"), m.end())
+    for key in _names(text):
+        for tail, explicit in _TAILS:
+            m = tail.match(text, key.end())
+            if m is None:
+                continue
+            value, start, end = _trimmed(m["value"], m.start("value"))
+            if credential_like(value, explicit):
+                yield Hit(_HIGH_ENTROPY, start, end)
+                break
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _plain(cell: str) -> str:
+    return cell.strip("*_`'\" ")
+
+
+def _names_a_secret(header: str) -> bool:
+    """A column label (a few words at most) with a secret-like name in it: ``DB password``."""
+    return len(header.split()) <= 4 and _KEY.search(_plain(header)) is not None
+
+
+def _tables(text: str) -> Iterator[Hit]:
+    """A Markdown table whose header names a secret: each value in that column."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for n in range(len(lines) - 2):
+        if not (lines[n].lstrip().startswith("|") and _TABLE_SEPARATOR.match(lines[n + 1].strip())):
+            continue
+        columns = [i for i, c in enumerate(_cells(lines[n])) if _names_a_secret(c)]
+        row = n + 2
+        while columns and row < len(lines) and lines[row].lstrip().startswith("|"):
+            yield from _column_hits(lines[row], offsets[row], columns)
+            row += 1
+
+
+def _column_hits(line: str, offset: int, columns: list[int]) -> Iterator[Hit]:
+    """The cells of one row under a secret's header; each found where it stands in the row."""
+    body = line.strip()
+    start = line.index(body) + (1 if body.startswith("|") else 0)
+    for i, cell in enumerate(body.strip("|").split("|")):
+        value = _plain(cell)
+        if i in columns and value and credential_like(value):
+            at = offset + start + cell.index(value)
+            yield Hit(_HIGH_ENTROPY, at, at + len(value))
+        start += len(cell) + 1
 
 
 RULES: dict[str, Callable[[str], Iterator[Hit]]] = {
@@ -151,6 +270,7 @@ RULES: dict[str, Callable[[str], Iterator[Hit]]] = {
     "connection": _connections,
     "aws-secret": _aws_secrets,
     "high-entropy": _assigned,
+    "table": _tables,
 }
 """Each rule by name, so a test can prove it matters by switching one off."""
 
@@ -163,3 +283,11 @@ def hits(text: str) -> list[Hit]:
             if not any(h.start < hit.end and hit.start < h.end for h in found):
                 found.append(hit)
     return sorted(found, key=lambda h: h.start)
+
+
+def redact(text: str) -> str:
+    """``text`` with each credential replaced by its kind, ``[GitHub token]``: what a subject,
+    an error or a log line may say about a value it must never repeat."""
+    for hit in reversed(hits(text)):
+        text = f"{text[: hit.start]}[{hit.kind}]{text[hit.end :]}"
+    return text

@@ -57,9 +57,12 @@ def check_when(when: str, today: date | None = None) -> tuple[tuple[str, str], .
     return ((WHEN_KEY, parse_when(when, today or datetime.now(UTC).date())),)
 
 
-def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> str:
-    """Normalised content, or a clear refusal; credentials are refused before anything else."""
-    secrets.check([("content", content), ("cue", cue)], allow_secret)
+def check_text(
+    content: str, cue: str, max_bytes: int, allow_secret: bool, overridable: bool = False
+) -> str:
+    """Normalised content, or a clear refusal; credentials are refused before anything else.
+    ``overridable``: the command takes ``--allow-secret``, so its refusal may say so."""
+    secrets.check([("content", content), ("cue", cue)], allow_secret, overridable=overridable)
     refuse_control("content", content)
     refuse_control("cue", cue)
     text = normalise_content(content)
@@ -80,13 +83,16 @@ def check_text(content: str, cue: str, max_bytes: int, allow_secret: bool) -> st
     return text
 
 
-def check_tags(tags: Iterable[str], category: str, allow_secret: bool = False) -> tuple[str, ...]:
+def check_tags(
+    tags: Iterable[str], category: str, allow_secret: bool = False, overridable: bool = False
+) -> tuple[str, ...]:
     """Clean tags, or a refusal; a credential is refused before a message could echo it."""
     for tag in tags:
         refuse_control("tag", tag)
     refuse_control("category", category)
     clean = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
-    secrets.check(secrets.capture_fields("", tags=clean, category=category), allow_secret)
+    fields = secrets.capture_fields("", tags=clean, category=category)
+    secrets.check(fields, allow_secret, overridable=overridable)
     bad = [t for t in clean if not is_valid_tag(t)]
     if bad:
         raise InvalidInput(
@@ -101,9 +107,12 @@ def check_tags(tags: Iterable[str], category: str, allow_secret: bool = False) -
     return clean
 
 
-def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
-    text = check_text(item.content, item.cue, core.config.memory.max_content_bytes, allow_secret)
-    tags = check_tags(item.tags, item.category, allow_secret)
+def make_block(
+    core: Core, item: Capture, allow_secret: bool = False, overridable: bool = False
+) -> Block:
+    limit = core.config.memory.max_content_bytes
+    text = check_text(item.content, item.cue, limit, allow_secret, overridable)
+    tags = check_tags(item.tags, item.category, allow_secret, overridable)
     block = Block(
         id=core.new_id(),
         content=text,
@@ -120,8 +129,9 @@ def make_block(core: Core, item: Capture, allow_secret: bool = False) -> Block:
 
 def _preview(content: str) -> str:
     """A commit subject's preview; content stored with the override has its credential named,
-    not quoted (content without one is returned as it was)."""
-    return preview(secrets.redact(content))
+    never shown. Redacted before and after the preview drops the markup, so a value the check
+    finds only in one of the two forms is named too."""
+    return secrets.redact(preview(secrets.redact(content)))
 
 
 def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
@@ -154,7 +164,7 @@ def append_blocks(view: MemoryView, plan: Plan, blocks: Iterable[tuple[str, Bloc
 
 
 def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberResult:
-    block = make_block(core, item, allow_secret)
+    block = make_block(core, item, allow_secret, overridable=True)
     core.sync_committed()
     digest = content_hash(block.content)
     existing = core.live_duplicate(digest)
@@ -233,7 +243,7 @@ def remember_many(
 def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
     """``make_block``, with a refused credential's place naming its record in the batch."""
     try:
-        return make_block(core, item, allow_secret)
+        return make_block(core, item, allow_secret, overridable=True)
     except SecretRefused as exc:
         raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
 
@@ -359,20 +369,19 @@ def edit(
         raise InvalidInput("Nothing to change.", "Pass new content, --cue or --tags.")
     core.sync()  # with the overlay: the block may live in a file a person has not committed
     changed_fields: list[str] = []
+    limit = core.config.memory.max_content_bytes
 
     def build(view: MemoryView) -> Plan | None:
         relpath, block = locate(core, view, block_id)
         new = block
         if content is not None:
-            text = check_text(
-                content, cue or "", core.config.memory.max_content_bytes, allow_secret
-            )
+            text = check_text(content, cue or "", limit, allow_secret, overridable=True)
             new = new.with_changes(content=text)
         if cue is not None:
-            check_text(new.content, cue, core.config.memory.max_content_bytes, allow_secret)
+            check_text(new.content, cue, limit, allow_secret, overridable=True)
             new = new.with_changes(cue=cue.strip())
         if tags is not None:
-            new = new.with_changes(tags=check_tags(tags, new.cls, allow_secret))
+            new = new.with_changes(tags=check_tags(tags, new.cls, allow_secret, overridable=True))
         changed_fields[:] = [
             f for f in ("content", "cue", "tags") if getattr(new, f) != getattr(block, f)
         ]
@@ -411,7 +420,7 @@ def forget(core: Core, block_id: str) -> ChangeResult:
         target = view.append_target(
             "archived", block.cls, month_of(block.created), block_bytes(block)
         )
-        plan = Plan(op="forget", subject=f"forget: {preview(block.content)}", block_ids=[block_id])
+        plan = Plan(op="forget", subject=f"forget: {_preview(block.content)}", block_ids=[block_id])
         plan.files[relpath] = _replace(view, relpath, None, block_id)
         plan.files[target] = FileEdit(tuple([*view.read(target), block]))
         return plan

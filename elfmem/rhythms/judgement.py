@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from elfmem.block import secrets
 from elfmem.block.model import Block, is_valid_tag
 from elfmem.errors import InvalidInput
 from elfmem.rhythms.core import Core
@@ -68,14 +69,35 @@ def host_judge(core: Core, analyses: Mapping[str, Mapping[str, object]]) -> Host
             )
         revision = entry.get("revision_of")
         duplicate = entry.get("duplicate_of")
-        checked[block_id] = Judgement(
-            float(alignment),
-            tuple(tags),
-            str(entry.get("summary", "")),
-            str(revision) if revision else None,
-            duplicate_of=str(duplicate) if duplicate else None,
+        checked[block_id] = _screened(
+            block_id,
+            Judgement(
+                float(alignment),
+                tuple(tags),
+                str(entry.get("summary", "")),
+                str(revision) if revision else None,
+                duplicate_of=str(duplicate) if duplicate else None,
+            ),
         )
     return HostJudge(checked)
+
+
+def _screened(block_id: str, judgement: Judgement) -> Judgement:
+    """Refuse a host judgement holding a credential before anything is written: its summary
+    and tags go into refs/notes/elfmem, its tags into the block, and dream has no override."""
+    where = f"host analysis for {block_id}"
+    fields = [(f"{where} summary", judgement.summary)]
+    fields += [(f"{where} tag {n}", tag) for n, tag in enumerate(judgement.tags, 1)]
+    fields += [(f"{where} revision_of", judgement.revision_of or "")]
+    fields += [(f"{where} duplicate_of", judgement.duplicate_of or "")]
+    findings = secrets.scan_fields(fields)
+    if findings:
+        raise secrets.refusal(
+            findings,
+            "Remove the credential from the host analyses file (say where it lives instead, "
+            "e.g. 'the token is in $GITHUB_TOKEN'), then run dream again; nothing was written.",
+        )
+    return judgement
 
 
 def analysis_line(core: Core, block_id: str, judgement: Judgement, *, rescore: bool) -> str:
@@ -85,20 +107,20 @@ def analysis_line(core: Core, block_id: str, judgement: Judgement, *, rescore: b
         "analysis",
         block_id,
         alignment=judgement.alignment,
-        summary=judgement.summary,
-        tags=list(judgement.tags),
+        summary=secrets.redact(judgement.summary),  # an LLM may quote a block stored on purpose
+        tags=[secrets.redact(t) for t in judgement.tags],
         malformed=judgement.malformed,
         **extra,
     )
 
 
 def describe(judgements: Mapping[str, Judgement]) -> dict[str, dict[str, object]]:
-    """The judgements as a result reports them."""
+    """The judgements as a result reports them, with a quoted credential named by its kind."""
     return {
         block_id: {
             "alignment": j.alignment,
-            "tags": list(j.tags),
-            "summary": j.summary,
+            "tags": [secrets.redact(t) for t in j.tags],
+            "summary": secrets.redact(j.summary),
             "malformed": j.malformed,
         }
         for block_id, j in judgements.items()

@@ -2,7 +2,9 @@
 
 libgit2 runs no hooks and elfmem validates its own writes in-process, but a person's ``git commit``
 of a hand edit passes only through this. Files are read with the git binary, not libgit2, because
-only git knows the ``GIT_INDEX_FILE`` that ``commit -a`` and ``commit <path>`` stage into.
+only git knows the ``GIT_INDEX_FILE`` that ``commit -a`` and ``commit <path>`` stage into. Every
+staged file under ``.elfmem/`` (the config, the roster, a file a person adds) is read for
+credentials; the memory's Markdown files are also parsed and checked for markers and duplicates.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _OPENER = FRONTMATTER_OPEN.encode()
 _ID_RE = re.compile(rb"^" + re.escape(_OPENER) + rb"(\S+)", re.M)
 """A block's id, scanned without a parse: files not staged are only looked through for ids."""
 SELF_PATH = f"{MEMORY_DIR}/{SELF_FILE}"
+ELFMEM_DIR = ".elfmem"
 
 
 def run_git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
@@ -56,8 +59,10 @@ class StagedCheck(Result):
     @property
     def summary(self) -> str:
         if self.ok:
-            return f"OK: {len(self.files)} staged memory file(s) are valid."
-        lines = [f"elfmem: commit refused: {len(self.problems)} problem(s) in staged memory files."]
+            return f"OK: {len(self.files)} staged file(s) under .elfmem/ are valid."
+        lines = [
+            f"elfmem: commit refused: {len(self.problems)} problem(s) in staged .elfmem/ files."
+        ]
         for p in self.problems:
             lines += [f"{p['path']}:{p['line']}: {p['message']}", f"    fix: {p['recovery']}"]
         lines.append(
@@ -81,19 +86,23 @@ def _staged_paths(root: Path) -> list[str]:
         "--no-renames",
         "--diff-filter=ACMRT",
         "--",
-        f":(top){MEMORY_DIR}",
+        f":(top){ELFMEM_DIR}",
     )
-    return [p for p in out.decode().split("\0") if p.endswith(".md")]
+    return [p for p in out.decode().split("\0") if p]
+
+
+def _is_memory_file(path: str) -> bool:
+    return path.startswith(f"{MEMORY_DIR}/") and path.endswith(".md")
 
 
 def _index_blobs(root: Path) -> dict[str, str]:
-    """Every memory file in git's index (the one this commit uses): path → blob oid."""
-    out = run_git(root, "ls-files", "--stage", "-z", "--", f":(top){MEMORY_DIR}")
+    """Every file under ``.elfmem/`` in git's index (the one this commit uses): path → blob oid."""
+    out = run_git(root, "ls-files", "--stage", "-z", "--", f":(top){ELFMEM_DIR}")
     blobs: dict[str, str] = {}
     for record in out.decode().split("\0"):
         meta, _, path = record.partition("\t")
         parts = meta.split()
-        if len(parts) == 3 and parts[0].startswith("100") and path.endswith(".md"):
+        if len(parts) == 3 and parts[0].startswith("100"):
             blobs[path] = parts[1]
     return blobs
 
@@ -150,6 +159,8 @@ def _secrets(path: str, text: str) -> list[dict[str, Any]]:
 
 def _check_file(path: str, data: bytes) -> list[dict[str, Any]]:
     text = data.decode("utf-8", "replace")
+    if not _is_memory_file(path):
+        return [] if b"\0" in data else _secrets(path, text)
     lines = text.replace("\r\n", "\n").split("\n")
     problems = _markers(path, lines) + _secrets(path, text)
     if problems or path == SELF_PATH:
@@ -188,12 +199,13 @@ def _duplicates(files: dict[str, bytes], checked: set[str]) -> list[dict[str, An
 
 
 def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
-    """Validate the memory files as git's index holds them (``paths``, or those staged).
+    """Validate the files under ``.elfmem/`` as git's index holds them (``paths``, or those staged).
 
-    Each must parse, carry no conflict markers or secrets, and no block id may appear in two
-    files of the index. With nothing under ``.elfmem/memory`` staged it costs one ``git diff``.
+    None may carry a credential; each memory file must parse and carry no conflict markers, and no
+    block id may appear in two files of the index. With nothing under ``.elfmem`` staged it costs
+    one ``git diff``.
     """
-    wanted = [p for p in paths if p.startswith(f"{MEMORY_DIR}/")] if paths else _staged_paths(root)
+    wanted = [p for p in paths if p.startswith(f"{ELFMEM_DIR}/")] if paths else _staged_paths(root)
     if not wanted:
         return StagedCheck([])
     blobs = _index_blobs(root)
@@ -204,6 +216,6 @@ def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
     for path, oid in sorted(blobs.items()):
         found = _check_file(path, contents[oid]) if path in checked else []
         problems += found
-        if not found and path != SELF_PATH:
+        if not found and path != SELF_PATH and _is_memory_file(path):
             parsed[path] = contents[oid]
     return StagedCheck(checked, problems + _duplicates(parsed, set(checked)))

@@ -20,6 +20,7 @@ from functools import lru_cache
 import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
+from elfmem.block.secrets import check_note_lines
 from elfmem.errors import ConflictError, InvalidInput
 from elfmem.store import faults
 from elfmem.store.locks import RefIntent, present, ref_lock_path, wait_for
@@ -263,6 +264,7 @@ class NotesLedger:
                     f"lines for {anchor} must be a sequence of lines, not one string",
                     "Pass a list: {anchor: [line]}.",
                 )
+        check_note_lines((ln for ls in lines_by_anchor.values() for ln in ls), f"{self.ref} event")
         last: Exception | None = None
         for attempt in range(MAX_ATTEMPTS):
             try:

@@ -5,7 +5,10 @@ what they cannot: a key typed into a memory file by hand that the write would ca
 commit, text from dream, curate or an import, and the commit message itself. Only what is new
 is looked at: blocks that differ from the committed ones and values that the files' committed
 text does not already hold, so a block stored with the override, moved or restored later, is not
-refused again, and an ordinary append costs nothing for the blocks already there.
+refused again, and an ordinary append costs nothing for the blocks already there. The commit
+message is the exception: a subject is new text every time, so it may not repeat a value the
+files already hold. Only ``remember`` and ``edit`` take the override, so only their refusals
+suggest it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ from elfmem.block.credentials import hits
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_block, render_file
-from elfmem.block.secrets import ALLOW_TRAILER, OVERRIDE, SecretFinding, block_fields, refusal
+from elfmem.block.secrets import (
+    ALLOW_TRAILER,
+    OVERRIDABLE_OPS,
+    SecretFinding,
+    block_fields,
+    refusal,
+)
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, parsed
 
@@ -27,6 +36,7 @@ if TYPE_CHECKING:
 _Field = tuple[str, str, bool, tuple[str, ...]]
 """Where, the text, whether the override may let it through, texts already looked at."""
 
+_MESSAGE = "commit message"
 _RESTORING_OPS = {"undo"}
 """Operations that put back text history already holds: nothing new reaches git."""
 
@@ -83,7 +93,7 @@ def _fields(plan: Plan, view: MemoryView, committed: _Committed) -> Iterator[_Fi
             old = committed.data(path)
             committed.texts[path] = old[1].decode("utf-8", "replace") if old else ""
             yield path, raw.decode("utf-8", "replace"), False, ()
-    yield "commit message", f"{plan.subject}\n{plan.body}", True, ()
+    yield _MESSAGE, f"{plan.subject}\n{plan.body}", True, ()
 
 
 def check_plan(plan: Plan, view: MemoryView) -> None:
@@ -95,7 +105,8 @@ def check_plan(plan: Plan, view: MemoryView) -> None:
     for where, text, may_override, checked in _fields(plan, view, committed):
         for hit in hits(text):
             value = text[hit.start : hit.end]
-            if committed.holds(value) or any(value in t for t in checked):
+            seen = committed.holds(value) and where != _MESSAGE  # a subject is new text: always
+            if seen or any(value in t for t in checked):
                 continue
             if may_override and (restoring or hit.kind in allowed):
                 continue
@@ -108,8 +119,6 @@ def check_plan(plan: Plan, view: MemoryView) -> None:
     hand = f" Your uncommitted edit to {', '.join(carried)} is left on disk." if carried else ""
     raise refusal(
         findings,
-        "Remove the credential from the text or file named, then run the command again."
-        + hand
-        + " "
-        + OVERRIDE,
+        "Remove the credential from the text or file named, then run the command again." + hand,
+        overridable=plan.op in OVERRIDABLE_OPS,
     )

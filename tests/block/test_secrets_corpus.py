@@ -67,6 +67,10 @@ POSITIVES: list[tuple[str, str]] = [
     ("high-entropy value assigned to a secret-like name", "api_key: " + TAIL[:24]),
     ("high-entropy value assigned to a secret-like name", "the password is " + TAIL[:18]),
     ("high-entropy value assigned to a secret-like name", "X_AUTH_TOKEN=" + HEX32),
+    (
+        "high-entropy value assigned to a secret-like name",
+        "| host | **Password** |\n|---|---|\n| db | `Xq9!vR2/mTz8#LwK` |",
+    ),
 ]
 
 NEGATIVES: list[str] = [

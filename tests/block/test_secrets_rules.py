@@ -22,12 +22,16 @@ RANDOM = "Xq9vR2mTz8LwK4pN"
 
 
 def test_check_refuses_naming_kind_and_field_never_the_value() -> None:
+    fields = secrets.capture_fields("fine", "also fine", ["ok", GHP], "knowledge")
     with pytest.raises(SecretRefused) as err:
-        secrets.check(secrets.capture_fields("fine", "also fine", ["ok", GHP], "knowledge"))
+        secrets.check(fields, overridable=True)
     text = err.value.message + err.value.recovery
     assert "GitHub token in tag 2 " in err.value.message
     assert GHP not in text and GHP[4:12] not in text
     assert "--allow-secret" in err.value.recovery
+    with pytest.raises(SecretRefused) as err:
+        secrets.check(fields)  # a caller without the override never suggests it
+    assert "allow" not in err.value.recovery
 
 
 def test_check_with_the_override_returns_the_kinds_it_let_through() -> None:
@@ -58,7 +62,9 @@ def test_redact_names_the_kind_in_place_of_the_value() -> None:
         (f"the api key is {RANDOM}", False),  # `key` alone is too common a word
         ("password=aaaaaaaaaaaaaaaa1", False),  # one letter repeated: low entropy
         ("password=abcdefghijklmnop", False),  # no digit: a word, not a key
-        ("password=" + RANDOM[:15], False),  # fewer than 16 characters
+        ("password=" + RANDOM[:7], False),  # fewer than 8 characters
+        ("password=" + RANDOM[:8], True),  # 8 mixing three classes, after an `=`
+        ("password " + RANDOM[:15], False),  # prose needs 16 random characters
         (f"note={RANDOM}", False),  # not a secret-like name
     ],
 )
