@@ -59,14 +59,8 @@ MODES = ("cue", "plain", "when", "cue+when")
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
-    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.0, 0.3, 0.4, 0.6)},
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.0, 0.3, 0.5, 0.6)},
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
-    **{f"lexcos-{x:g}": SearchSettings(lexical_cosine=x) for x in (0.3, 0.35, 0.4, 0.45, 0.5)},
-    "lexcos-0.4-fb0": SearchSettings(lexical_cosine=0.4, dense_feedback=0.0),
-    "cov0.4-lex0.5": SearchSettings(coverage_min=0.4, lexical_cosine=0.5),
-    "cov0.4-lex0.45": SearchSettings(coverage_min=0.4, lexical_cosine=0.45),
-    "cov0.4-nolex": SearchSettings(coverage_min=0.4, lexical_cosine=2.0),
-    "lexcos-0.4-mmr0.9": SearchSettings(lexical_cosine=0.4, mmr_lambda=0.9),
     "no-mmr": SearchSettings(use_mmr=False),
     "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),

@@ -48,18 +48,12 @@ SETS = Path(__file__).resolve().parent / "sets"
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
     "coverage-0": SearchSettings(coverage_min=0.0),
-    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.4, 0.6)},
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.5, 0.6)},
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "no-mmr": SearchSettings(use_mmr=False),
     "no-contiguity": SearchSettings(contiguity=0.0),
     "plain": SearchSettings(use_mmr=False, contiguity=0.0),
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
-    **{f"lexcos-{x:g}": SearchSettings(lexical_cosine=x) for x in (0.3, 0.35, 0.4, 0.45, 0.5)},
-    "lexcos-0.4-fb0": SearchSettings(lexical_cosine=0.4, dense_feedback=0.0),
-    "cov0.4-lex0.5": SearchSettings(coverage_min=0.4, lexical_cosine=0.5),
-    "cov0.4-lex0.45": SearchSettings(coverage_min=0.4, lexical_cosine=0.45),
-    "cov0.4-nolex": SearchSettings(coverage_min=0.4, lexical_cosine=2.0),
-    "lexcos-0.4-mmr0.9": SearchSettings(lexical_cosine=0.4, mmr_lambda=0.9),
 }
 Ranked = Callable[[str], list[str]]
 

@@ -121,31 +121,20 @@ def _seed(
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
     if s.coverage_min > 0 and pool.lexical_scores and pool.query_vec is not None:
-        pool.lexical_scores = _corroborated(db, query, pool.lexical_scores, pool.query_vec, s)
+        pool.lexical_scores = _covering(db, query, pool.lexical_scores, s)
     pool.lexical = list(pool.lexical_scores)
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
     return pool
 
 
-def _corroborated(
-    db: IndexDB,
-    query: str,
-    scores: dict[str, float],
-    query_vec: npt.NDArray[np.float32],
-    s: SearchSettings,
+def _covering(
+    db: IndexDB, query: str, scores: dict[str, float], s: SearchSettings
 ) -> dict[str, float]:
-    """The lexical hits that cover the question or that the dense arm corroborates
-    (``retrieval.coverage``). Only with a dense arm: without one the words are all there is."""
+    """The lexical hits that cover the question (``retrieval.coverage``), best first. Only with
+    a dense arm: without one the words are all there is."""
     shares = coverage.coverage(term_hits(db, query, list(scores), s.field_weights))
-    thin = [b for b in scores if shares.get(b, 0.0) < s.coverage_min]
-    cut = s.lexical_cosine
-    cosines = vector_store(db).scores_for(query_vec, thin) if thin and cut is not None else {}
-    return {
-        b: v
-        for b, v in scores.items()
-        if shares.get(b, 0.0) >= s.coverage_min or cosines.get(b, -1.0) >= (cut or 0.0)
-    }
+    return coverage.covered(scores, shares, s.coverage_min)
 
 
 def _dense(

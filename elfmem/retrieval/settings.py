@@ -22,12 +22,6 @@ DENSE_FLOOR = 0.35
 file 90% of question–evidence pairs score above it; short facts on other subjects score 0.1–0.3
 (docs/benchmarks.md). Another embedding model gets it moved to its own scale
 (``calibrated_settings``, ``index/calibration.py``)."""
-LEXICAL_COSINE = 0.594
-"""Cosine (reference scale) at which a vector corroborates a word match that covers little of the
-question: 0.50 on the embedded transformer's scale. Word matches on one everyday word sit under it
-(0.19 median, 0.37 at the 90th percentile of the top ten on paraphrase questions), a turn of the
-conversation a question asks about often above it (docs/benchmarks.md, "Questions in other
-words")."""
 INHERIT = 0.5
 """Share of a relevant block's relevance its declared graph neighbours inherit."""
 TIME_BOOST = 1.5
@@ -51,10 +45,7 @@ class SearchSettings:
     seeds: int = 50
     coverage_min: float = COVERAGE_MIN
     """A lexical hit holding less of the question's word weight leaves the lexical ranking
-    (``retrieval.coverage``) unless the dense arm corroborates it; 0: every word match counts."""
-    lexical_cosine: float | None = None
-    """The cosine at which the dense arm corroborates a lexical hit under ``coverage_min``; None:
-    ``LEXICAL_COSINE`` on the configured model's scale."""
+    (``retrieval.coverage``); 0: every word match counts, as before."""
     rrf_k: int = fusion.RRF_K
     fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""
@@ -102,5 +93,4 @@ def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
     s = s or SearchSettings()
     floor = cuts.scaled(DENSE_FLOOR) if s.dense_floor is None else s.dense_floor
     twin = cuts.lookalike if s.twin_cosine is None else s.twin_cosine
-    lexical = cuts.scaled(LEXICAL_COSINE) if s.lexical_cosine is None else s.lexical_cosine
-    return replace(s, dense_floor=floor, twin_cosine=twin, lexical_cosine=lexical)
+    return replace(s, dense_floor=floor, twin_cosine=twin)

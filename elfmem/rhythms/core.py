@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -160,11 +160,12 @@ class Core:
         ranks those blocks by their words alone and the warning says how many and what to run.
         With the stored vectors all another model's, the dense arm is off for this recall.
         """
-        self.sync(vectors=False)
+        first = self.sync(vectors=False)
         pending, other_model = backlog(self.db(), self.embedder)
         if pending <= EMBED_IN_RECALL:
             if pending or other_model:
-                self.sync(vectors=True, overlay=False)
+                embedded = self.sync(vectors=True, overlay=False).embedded
+                self.last_sync = replace(first, embedded=embedded)  # what this read did
             return True
         self.warnings[
             f"{pending} blocks are not embedded with {self.embedder.identity} yet, so this "
