@@ -10,7 +10,6 @@ stderr, and a ``warnings`` list in a ``--json`` object.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -91,6 +90,8 @@ def repo_path(ctx: click.Context) -> Path | None:
 
 def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) -> T:
     """Open the memory, run one API call, close it; translate elfmem errors."""
+    import asyncio
+
     from elfmem.api import MemorySystem
 
     async def go() -> T:
