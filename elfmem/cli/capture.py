@@ -76,7 +76,11 @@ def remember(
     With --batch, each line is one JSON object: `content` (a string, required), `cue`,
     `category` and `when` (strings), `tags` (a list of strings, or one string of tags) and
     `pinned` (true or false). A field of another type is refused, naming its line and field,
-    and nothing is written."""
+    and nothing is written.
+
+    CONTENT `-` (or none, with text piped in) reads one block's plain-text content from stdin,
+    as `--batch -` reads JSONL records from it.
+    """
     if batch is not None:
         try:
             records = _read_batch(batch)
@@ -94,8 +98,8 @@ def remember(
             result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret, progress=bar))
         emit(result, json_)
         return
-    if content is None:
-        if sys.stdin.isatty():
+    if content is None or content == "-":
+        if content is None and sys.stdin.isatty():
             raise click.UsageError("Pass CONTENT, or --batch FILE.jsonl, or pipe text on stdin.")
         content = guarded(json_, read_stdin)
     text = content

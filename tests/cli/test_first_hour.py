@@ -29,7 +29,6 @@ def memory(repo: Path) -> Path:
     return repo
 
 
-@pytest.mark.xfail(strict=True, reason="remember - stores a literal '-'")
 def test_remember_dash_reads_one_block_from_stdin(memory: Path) -> None:
     code, out, err = run(memory, "remember", "-", input="Piped text about pgbouncer pools\n")
     assert code == 0, err
