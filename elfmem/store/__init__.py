@@ -187,8 +187,11 @@ class Store:
         """The commit to undo and, when it was undone already, the undo that did it."""
         if commit is None:
             info = log.last_undoable(self.repo)
-            if info is None:
-                raise UndoError("There is no elfmem operation to undo.", "Nothing to do.")
+            if info is None or self._made_the_memory(info):
+                raise UndoError(
+                    "Nothing left to undo: every elfmem operation since `init` is undone.",
+                    "Nothing to do. To remove the memory itself, `git rm -r .elfmem` and commit.",
+                )
             return info, None
         target = self.resolve(commit)
         info = log.describe(target)
@@ -204,6 +207,15 @@ class Store:
                 "To redo, run the original operation again.",
             )
         return info, log.reverted_by(self.repo, info.commit_id)
+
+    def _made_the_memory(self, info: CommitInfo) -> bool:
+        """The ``init`` that created ``.elfmem``: memory's history starts there, so undoing it
+        is not an operation (a later ``init --name`` that renames is, and undo takes it back)."""
+        if info.op != "init":
+            return False
+        commit = self.repo.get(info.commit_id)
+        parents = commit.parents if isinstance(commit, pygit2.Commit) else []
+        return not parents or ".elfmem" not in parents[0].tree
 
     def undo(
         self, target: CommitInfo, after: Callable[[WriteResult, str | None], None] | None = None

@@ -38,7 +38,6 @@ def test_remember_dash_reads_one_block_from_stdin(memory: Path) -> None:
     assert "stdin" in helptext and "`-`" in helptext
 
 
-@pytest.mark.xfail(strict=True, reason="undo of init says 'not a single-parent elfmem commit'")
 def test_undo_at_the_start_of_history_says_nothing_is_left_to_undo(tmp_path: Path) -> None:
     code, _, err = run(tmp_path / "fresh", "init", "--name", "Ada")
     assert code == 0, err
