@@ -60,7 +60,7 @@ class Store:
         """Open the repository containing ``path``, creating one there if there is none."""
         try:
             return cls.open(path, agent), False
-        except RepoStateError:
+        except NotFound:  # no repository there (or no folder yet): make one
             return cls(repo_mod.init_repository(path), agent), True
 
     def close(self) -> None:

@@ -46,14 +46,12 @@ def test_undo_at_the_start_of_history_says_nothing_is_left_to_undo(tmp_path: Pat
     assert "Recovery:" in err
 
 
-@pytest.mark.xfail(strict=True, reason="outside a repository every command exits 4 (conflict)")
 def test_outside_a_repository_a_command_exits_3_with_the_recovery(tmp_path: Path) -> None:
     code, _, err = run(tmp_path, "status")
     assert code == 3, err
     assert f"No git repository contains {tmp_path}" in err and "elfmem init" in err
 
 
-@pytest.mark.xfail(strict=True, reason="-C /nonexistent blames a missing repository")
 def test_dash_c_to_a_missing_folder_says_the_folder_does_not_exist(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     code, _, err = run(missing, "status")
