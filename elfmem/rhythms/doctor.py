@@ -74,6 +74,18 @@ def _present(core: Core, path: str) -> bool:
     return core.store.committed_file(path) is not None
 
 
+def _config(core: Core) -> Check:
+    """No config file is a working state (every setting has its default), so it passes."""
+    path = str(core.store.root / CONFIG_PATH)
+    if _present(core, CONFIG_PATH):
+        return Check("config", True, path)
+    return Check(
+        "config",
+        True,
+        f"{path} absent: defaults apply (`elfmem init` writes them out to edit)",
+    )
+
+
 def _where(core: Core) -> str:
     if core.store.ref_mode:
         return f"memory on its own ref {core.store.branch}; code branches untouched"
@@ -121,12 +133,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     root = store.root
     checks = [
         _repository(core),
-        Check(
-            "config",
-            _present(core, CONFIG_PATH),
-            str(root / CONFIG_PATH),
-            "elfmem init (zero config also works: defaults apply)",
-        ),
+        _config(core),
         Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
         _guard("hooks", lambda: _hooks(core)),
         _guard("merge driver", lambda: _merge_driver(core)),
