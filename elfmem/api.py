@@ -216,6 +216,23 @@ class MemorySystem(
         plaingit.setup(store.repo)
         return cls(attach(core)), result
 
+    async def setup(
+        self, name: str | None = None, seed: bool = False, template: str | None = None
+    ) -> InitResult:
+        """State-aware setup of the memory this system has open (``init`` on its repository).
+
+        Idempotent: on an established memory it only refreshes — a new ``name``, the seed or a
+        template's blocks for roles no live block fills yet. The system then carries on with the
+        refreshed config, in a new session if one was open; its model stays as it was set."""
+        had_session = self._core.ledger.open_session is not None
+        fresh, result = await MemorySystem.init(self.root, name=name, seed=seed, template=template)
+        await self.end_session()
+        self._core.close()
+        self._core = fresh._core
+        if had_session:
+            await self.begin_session()
+        return result
+
     @staticmethod
     def templates() -> dict[str, str]:
         """Profession templates for ``init --template``: name → description."""
