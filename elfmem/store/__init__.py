@@ -214,8 +214,9 @@ class Store:
         if info.op != "init":
             return False
         commit = self.repo.get(info.commit_id)
-        parents = commit.parents if isinstance(commit, pygit2.Commit) else []
-        return not parents or ".elfmem" not in parents[0].tree
+        if not isinstance(commit, pygit2.Commit) or not commit.parents:
+            return True
+        return ".elfmem" not in commit.parents[0].tree
 
     def undo(
         self, target: CommitInfo, after: Callable[[WriteResult, str | None], None] | None = None
