@@ -97,7 +97,6 @@ def test_no_help_text_shows_doubled_backticks() -> None:
     assert walk(cli, ["elfmem"]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="backup -o FILE in the work tree leaves it untracked")
 def test_a_backup_written_inside_the_work_tree_leaves_git_status_clean(memory: Path) -> None:
     code, out, err = run(memory, "backup", "-o", str(memory / "mem.bundle"))
     assert code == 0, err
