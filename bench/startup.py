@@ -46,16 +46,23 @@ def fill(folder: Path, blocks: int) -> None:
         return
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
-    subprocess.run([ELFMEM, "-C", str(folder), "init", "--name", "Bench"], check=True, capture_output=True)
+    subprocess.run(
+        [ELFMEM, "-C", str(folder), "init", "--name", "Bench"], check=True, capture_output=True
+    )
     lines = []
     for i in range(blocks):
         words = " ".join(WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(10))
         lines.append(json.dumps({"content": f"Note {i}: {words} on port {8000 + i}"}))
     subprocess.run(
         [ELFMEM, "-C", str(folder), "remember", "--batch", "-"],
-        input="\n".join(lines), text=True, check=True, capture_output=True,
+        input="\n".join(lines),
+        text=True,
+        check=True,
+        capture_output=True,
     )
-    subprocess.run([ELFMEM, "-C", str(folder), "dream", "--no-llm"], check=True, capture_output=True)
+    subprocess.run(
+        [ELFMEM, "-C", str(folder), "dream", "--no-llm"], check=True, capture_output=True
+    )
 
 
 def once(argv: list[str], cwd: Path) -> float:
@@ -65,7 +72,9 @@ def once(argv: list[str], cwd: Path) -> float:
 
 
 def model_load() -> float:
-    out = subprocess.run([sys.executable, "-c", MODEL_LOAD], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", MODEL_LOAD], capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip())
 
 
@@ -114,7 +123,8 @@ def main() -> None:
     rest = [t - load for t in times["recall"]]
     out.write(f"{'recall - model load':<22} {ms(rest)}\n")
     out.write(f"{'model load (apart)':<22} {ms(loads)}\n")
-    out.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}\n")
+    when = time.strftime("%Y-%m-%d %H:%M")
+    out.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
 
 
 if __name__ == "__main__":
