@@ -153,6 +153,12 @@ class MemorySystem(
         store = Store(store.repo, cfg.project.agent_name)
         core = attach(Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id))
         adopt_origin_notes(core)  # a clone of a backup bundle: its ledger comes in here
+        branch = store.memory_elsewhere()
+        if branch is not None:  # an empty clone: said on every command, before anyone inits
+            core.warnings[
+                f"this checkout holds no memory, but branch {branch} does: run "
+                f"`git switch {branch}` (not `elfmem init`, which would start a second memory)"
+            ] = None
         return cls(core)
 
     @classmethod

@@ -86,6 +86,22 @@ def _config(core: Core) -> Check:
     )
 
 
+def _memory(core: Core) -> Check:
+    """Missing memory is made by ``init``, unless another branch holds it (an empty clone)."""
+    path = str(core.store.root / MEMORY_DIR)
+    if _present(core, MEMORY_DIR):
+        return Check("memory", True, path)
+    branch = core.store.memory_elsewhere()
+    if branch is None:
+        return Check("memory", False, path, "elfmem init")
+    return Check(
+        "memory",
+        False,
+        f"{path}: not in this checkout; branch {branch} holds it",
+        f"git switch {branch}",
+    )
+
+
 def _where(core: Core) -> str:
     if core.store.ref_mode:
         return f"memory on its own ref {core.store.branch}; code branches untouched"
@@ -134,7 +150,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     checks = [
         _repository(core),
         _config(core),
-        Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
+        _memory(core),
         _guard("hooks", lambda: _hooks(core)),
         _guard("merge driver", lambda: _merge_driver(core)),
         Check(

@@ -9,7 +9,7 @@ import pygit2
 
 from elfmem.block.secrets import check_note_lines
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import log
+from elfmem.store import elsewhere, log
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
@@ -141,6 +141,10 @@ class Store:
         except (KeyError, ValueError, pygit2.GitError):
             limit = GC_AUTO_DEFAULT
         return loose_object_estimate(objects_dir(self.repo)), limit
+
+    def memory_elsewhere(self) -> str | None:
+        """The branch that holds the memory when this checkout holds none (``elsewhere.py``)."""
+        return elsewhere.memory_elsewhere(self.repo)
 
     def committed_file(self, path: str) -> bytes | None:
         """``path`` (repository-relative) as the branch tip commits it; None when it has none.

@@ -35,7 +35,6 @@ def empty_clone(tmp_path: Path) -> Path:
     return tmp_path / "bob"
 
 
-@pytest.mark.xfail(strict=True, reason="status says 'Nothing remembered yet' in an empty clone")
 def test_status_in_a_clone_that_checked_out_nothing_says_git_switch_main(
     empty_clone: Path,
 ) -> None:
@@ -46,7 +45,6 @@ def test_status_in_a_clone_that_checked_out_nothing_says_git_switch_main(
     assert "elfmem init" not in json.loads(out)["suggestion"]
 
 
-@pytest.mark.xfail(strict=True, reason="doctor says `elfmem init` in an empty clone")
 def test_doctor_in_a_clone_that_checked_out_nothing_says_git_switch_main(
     empty_clone: Path,
 ) -> None:
