@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
-from elfmem.errors import ElfmemError, InvalidInput
+from elfmem.errors import ElfmemError, InvalidInput, SecretRefused
 from elfmem.rhythms.capture import Capture, capture_from
+
+if TYPE_CHECKING:
+    from elfmem.api import MemorySystem
+    from elfmem.progress import Progress
+    from elfmem.rhythms.results import BatchResult
 
 
 def _tags(values: tuple[str, ...]) -> list[str]:
     return [t for v in values for t in v.replace(",", " ").split()]
 
 
-def _read_batch(path: str) -> list[Capture]:
-    """The file's records, each checked field by field and named by its line in any error."""
+def _read_batch(path: str, lines: list[int] | None = None) -> list[Capture]:
+    """The file's records, each checked field by field and named by its line in any error;
+    ``lines`` collects each record's line."""
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     name = "stdin" if path == "-" else path
     captures: list[Capture] = []
@@ -26,6 +34,8 @@ def _read_batch(path: str) -> list[Capture]:
         for n, line in enumerate(stream, 1):
             if not line.strip():
                 continue
+            if lines is not None:
+                lines.append(n)
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -35,6 +45,24 @@ def _read_batch(path: str) -> list[Capture]:
                 ) from exc
             captures.append(capture_from(record, f"{name} line {n} (record {len(captures) + 1})"))
     return captures
+
+
+_RECORD_RE = re.compile(r"Record (\d+): ")
+
+
+def _at_line(exc: InvalidInput, batch: str, lines: list[int]) -> InvalidInput:
+    """A refusal of record N, said at the line it came from: blank lines are skipped, so the
+    record's number is not where an editor finds it."""
+    found = _RECORD_RE.match(exc.message)
+    if found is None or not 0 < int(found[1]) <= len(lines):
+        return exc
+    n = int(found[1])
+    where = "stdin" if batch == "-" else batch
+    message = f"{where}, line {lines[n - 1]} (record {n}): {exc.message[found.end() :]}"
+    recovery = exc.recovery + " Nothing in the batch was written."
+    if isinstance(exc, SecretRefused):
+        return SecretRefused(message, recovery)
+    return InvalidInput(message, recovery) if type(exc) is InvalidInput else exc
 
 
 @click.command()
@@ -82,8 +110,9 @@ def remember(
     as `--batch -` reads JSONL records from it.
     """
     if batch is not None:
+        lines: list[int] = []
         try:
-            records = _read_batch(batch)
+            records = _read_batch(batch, lines)
         except (OSError, ElfmemError) as exc:
             err = (
                 exc
@@ -94,8 +123,15 @@ def remember(
 
             fail(err, json_)
             return
+
+        async def many(system: MemorySystem, bar: Progress | None) -> BatchResult:
+            try:
+                return await system.remember_many(records, allow_secret, progress=bar)
+            except InvalidInput as exc:
+                raise _at_line(exc, batch, lines) from None
+
         with progress_bar(json_) as bar:
-            result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret, progress=bar))
+            result = run(ctx, json_, lambda s: many(s, bar))
         emit(result, json_)
         return
     if content is None or content == "-":

@@ -262,11 +262,16 @@ def remember_many(
 
 
 def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
-    """``make_block``, with a refused credential's place naming its record in the batch."""
+    """``make_block``, with a refusal naming its record in the batch (``Record N: …``, which
+    the CLI turns into the line of its file)."""
     try:
         return make_block(core, item, allow_secret, overridable=True)
     except SecretRefused as exc:
         raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
+    except InvalidInput as exc:
+        if type(exc) is not InvalidInput:  # a subclass with its own fields keeps them
+            raise
+        raise InvalidInput(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
 RECORD_SHAPE = (

@@ -34,7 +34,6 @@ def memory(repo: Path) -> Path:
     return repo
 
 
-@pytest.mark.xfail(strict=True, reason="C1 controls and a vertical tab refuse a whole batch")
 def test_a_batch_with_mojibake_quotes_and_vertical_tabs_is_stored_as_it_came(
     memory: Path,
 ) -> None:
@@ -52,7 +51,6 @@ def test_a_batch_with_mojibake_quotes_and_vertical_tabs_is_stored_as_it_came(
     assert json.loads(out)["content"] == MOJIBAKE
 
 
-@pytest.mark.xfail(strict=True, reason="a refused batch names no line")
 def test_nul_esc_and_csi_are_refused_and_the_batch_error_names_the_line(memory: Path) -> None:
     for bad in ("\x00", "\x1b", "\x9b"):
         good = json.dumps({"content": "a fine record"})
@@ -63,7 +61,6 @@ def test_nul_esc_and_csi_are_refused_and_the_batch_error_names_the_line(memory: 
     assert run(memory, "ls", "--json")[1].count('"id"') == 0  # nothing was written
 
 
-@pytest.mark.xfail(strict=True, reason="control characters reach the terminal raw")
 def test_a_terminal_sees_control_characters_escaped(memory: Path) -> None:
     code, out, _ = run(memory, "remember", "quote \x93here\x94 and\x0bthere")
     block_id = out.strip()
