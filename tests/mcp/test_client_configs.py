@@ -67,9 +67,7 @@ def test_every_client_named_in_the_docs_has_a_file_and_each_file_is_documented()
 
 
 @pytest.mark.parametrize("name", sorted(CLIENTS))
-def test_the_shipped_config_starts_a_server_that_lists_the_tools(
-    name: str, repo: Path
-) -> None:
+def test_the_shipped_config_starts_a_server_that_lists_the_tools(name: str, repo: Path) -> None:
     system, _ = arun(MemorySystem.init(repo, name="Ada"))
     arun(system.close())
     entry = server_entry(name)
