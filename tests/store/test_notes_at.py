@@ -31,7 +31,6 @@ def repo(tmp_path: Path) -> pygit2.Repository:
     return pygit2.init_repository(str(tmp_path / "repo"), initial_head="main")
 
 
-@pytest.mark.xfail(strict=True, reason="--at REV takes notes by commit time only")
 def test_notes_written_after_a_later_memory_commit_in_the_same_second_are_not_read_at_rev(
     repo: pygit2.Repository,
 ) -> None:
@@ -46,7 +45,6 @@ def test_notes_written_after_a_later_memory_commit_in_the_same_second_are_not_re
     assert ledger.tip_for(second) == late
 
 
-@pytest.mark.xfail(strict=True, reason="--at REV takes notes by commit time only")
 def test_notes_commits_without_the_record_fall_back_to_time(repo: pygit2.Repository) -> None:
     ledger = NotesLedger(repo, author=SIG, committer=SIG)
     old = ledger.append_blocks({BLOCK: ['{"n":1}']}, "elfmem: birth")  # no memory yet: no record
