@@ -132,3 +132,22 @@ def test_the_human_sync_line_lists_the_merge_events_json_lists() -> None:
     event = "block 0123456789abcdef: edited on both sides; kept both versions"
     result = SyncResult(remote="origin", mode="ref", memory_in="merge", events=[event])
     assert event in result.summary and result.to_dict()["events"] == [event]
+
+
+@pytest.mark.xfail(strict=True, reason="init --name renames only the config")
+def test_init_name_renames_everywhere_in_one_commit_that_undo_reverts(repo: Path) -> None:
+    assert run(repo, "init", "--seed", "--name", "Ada")[0] == 0
+    before = git(repo, "rev-parse", "HEAD").strip()
+    code, _, err = run(repo, "init", "--name", "Bob")
+    assert code == 0, err
+    assert git(repo, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
+    _, frame, _ = run(repo, "recall", "who am I", "--frame", "self")
+    assert "Bob" in frame and "Ada" not in frame
+    assert "Ada" not in (repo / ".elfmem" / "memory" / "self.md").read_text()
+    assert "agent_name: Bob" in (repo / ".elfmem" / "config.yaml").read_text()
+    code, _, err = run(repo, "undo")
+    assert code == 0, err
+    _, frame, _ = run(repo, "recall", "who am I", "--frame", "self")
+    assert "Ada" in frame and "Bob" not in frame
+    assert "agent_name: Ada" in (repo / ".elfmem" / "config.yaml").read_text()
+    assert git(repo, "status", "--porcelain") == ""
