@@ -208,6 +208,8 @@ class MemorySystem(
             mode_mod.to_ref(Core(boot, cfg0, make_embedder(cfg0.embeddings)), ref)
         existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
+        old_name = existing.project.agent_name if existing is not None else None
+        renamed_from = old_name if name and old_name and old_name != name else None
         store = Store(store.repo, cfg.project.agent_name)
         core = Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id)
         result = setup.init(
@@ -217,6 +219,7 @@ class MemorySystem(
             seed=seed,
             self_text=self_text,
             template=template,
+            renamed_from=renamed_from,
         )
         merge_driver.register(core.store.root, attributes=False)
         plaingit.setup(store.repo)

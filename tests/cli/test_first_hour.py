@@ -134,7 +134,6 @@ def test_the_human_sync_line_lists_the_merge_events_json_lists() -> None:
     assert event in result.summary and result.to_dict()["events"] == [event]
 
 
-@pytest.mark.xfail(strict=True, reason="init --name renames only the config")
 def test_init_name_renames_everywhere_in_one_commit_that_undo_reverts(repo: Path) -> None:
     assert run(repo, "init", "--seed", "--name", "Ada")[0] == 0
     before = git(repo, "rev-parse", "HEAD").strip()
