@@ -150,3 +150,9 @@ def test_init_name_renames_everywhere_in_one_commit_that_undo_reverts(repo: Path
     assert "Ada" in frame and "Bob" not in frame
     assert "agent_name: Ada" in (repo / ".elfmem" / "config.yaml").read_text()
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_recall_on_an_empty_memory_says_what_fills_it(repo: Path) -> None:
+    code, out, err = run(repo, "recall", "database scaling")
+    assert code == 0 and "Nothing in memory matched" in out
+    assert "no blocks yet" in err and "elfmem remember" in err
