@@ -12,11 +12,11 @@ import click
 from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
 from elfmem.errors import ElfmemError, InvalidInput, SecretRefused
-from elfmem.rhythms.capture import Capture, capture_from
 
 if TYPE_CHECKING:
     from elfmem.api import MemorySystem
     from elfmem.progress import Progress
+    from elfmem.rhythms.capture import Capture
     from elfmem.rhythms.results import BatchResult
 
 
@@ -27,6 +27,8 @@ def _tags(values: tuple[str, ...]) -> list[str]:
 def _read_batch(path: str, lines: list[int] | None = None) -> list[Capture]:
     """The file's records, each checked field by field and named by its line in any error;
     ``lines`` collects each record's line."""
+    from elfmem.rhythms.capture import capture_from  # the store and index: only for a batch
+
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     name = "stdin" if path == "-" else path
     captures: list[Capture] = []

@@ -38,19 +38,17 @@ def test_the_seed_names_import_and_setup_are_served(memory: Path) -> None:
     assert {"elfmem_import", "elfmem_import_bundle", "elfmem_setup"} <= names
 
 
-def test_elfmem_import_takes_in_an_exported_bundle(memory: Path, tmp_path: Path) -> None:
+def test_elfmem_import_takes_in_an_exported_bundle(memory: Path) -> None:
     async def scenario() -> dict[str, Any]:
         async with Client(build_server(await MemorySystem.from_config(memory))) as client:
             await client.call_tool("elfmem_remember", {"content": "Deploys freeze on Fridays"})
             await client.call_tool("elfmem_dream", {})
-            bundle = tmp_path / "ada.jsonl"
             exported = await client.call_tool(
-                "elfmem_export", {"share": "all", "output": str(bundle)}
+                "elfmem_export", {"share": "all", "output": "ada.jsonl"}
             )
             assert not exported.is_error, exported.content
-            result = await client.call_tool(
-                "elfmem_import", {"path": str(bundle), "self_merge": True}
-            )
+            bundle = _reply(exported)["path"]  # the exports folder says where
+            result = await client.call_tool("elfmem_import", {"path": bundle, "self_merge": True})
             assert not result.is_error, result.content
             return _reply(result)
 
