@@ -153,6 +153,12 @@ class MemorySystem(
         store = Store(store.repo, cfg.project.agent_name)
         core = attach(Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id))
         adopt_origin_notes(core)  # a clone of a backup bundle: its ledger comes in here
+        branch = store.memory_elsewhere()
+        if branch is not None:  # an empty clone: said on every command, before anyone inits
+            core.warnings[
+                f"this checkout holds no memory, but branch {branch} does: run "
+                f"`git switch {branch}` (not `elfmem init`, which would start a second memory)"
+            ] = None
         return cls(core)
 
     @classmethod
@@ -202,6 +208,8 @@ class MemorySystem(
             mode_mod.to_ref(Core(boot, cfg0, make_embedder(cfg0.embeddings)), ref)
         existing = _stored_config(store)
         cfg, write_config = setup.config_for(existing, name)
+        old_name = existing.project.agent_name if existing is not None else None
+        renamed_from = old_name if name and old_name and old_name != name else None
         store = Store(store.repo, cfg.project.agent_name)
         core = Core(store, cfg, make_embedder(cfg.embeddings), clock, new_id)
         result = setup.init(
@@ -211,10 +219,28 @@ class MemorySystem(
             seed=seed,
             self_text=self_text,
             template=template,
+            renamed_from=renamed_from,
         )
         merge_driver.register(core.store.root, attributes=False)
         plaingit.setup(store.repo)
         return cls(attach(core)), result
+
+    async def setup(
+        self, name: str | None = None, seed: bool = False, template: str | None = None
+    ) -> InitResult:
+        """State-aware setup of the memory this system has open (``init`` on its repository).
+
+        Idempotent: on an established memory it only refreshes — a new ``name``, the seed or a
+        template's blocks for roles no live block fills yet. The system then carries on with the
+        refreshed config, in a new session if one was open; its model stays as it was set."""
+        had_session = self._core.ledger.open_session is not None
+        fresh, result = await MemorySystem.init(self.root, name=name, seed=seed, template=template)
+        await self.end_session()
+        self._core.close()
+        self._core = fresh._core
+        if had_session:
+            await self.begin_session()
+        return result
 
     @staticmethod
     def templates() -> dict[str, str]:

@@ -63,6 +63,8 @@ class ElfmemError(Exception):
         super().__init__(message)
         self.message = message
         self.recovery = recovery
+        if recovery:  # a traceback a script did not catch still says what to do
+            self.add_note(f"Recovery: {recovery}")
 
     def to_dict(self) -> dict[str, str]:
         return {"error": self.message, "recovery": self.recovery, "type": type(self).__name__}

@@ -39,6 +39,13 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
         "(MemorySystem, InitResult)",
         "remember",
     ),
+    "setup": (
+        "Refreshing the open memory as init does (MCP elfmem_setup): name, seed, template.",
+        "A memory that is not open yet: use init.",
+        "one commit when anything changed",
+        "InitResult",
+        "status",
+    ),
     "templates": (
         "Choosing a profession template for init.",
         "-",

@@ -34,9 +34,15 @@ WHEN_RE = re.compile(rf"^{_ISO_WHEN}(?:/{_ISO_WHEN})?$")
 """The stored form of the ``when:`` key: an ISO 8601 year, month, day or minute, no zone; or a
 period, two of those as ISO 8601 writes an interval (``2023-05-08/2023-06-09``)."""
 WHEN_KEY = "when"
-CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-"""Control characters other than tab, LF and CR: a NUL makes git treat the file as binary, and
-none of them can be read or typed back by a person, so no field may hold one."""
+CONTROL_RE = re.compile("[\x00\x1b\x9b]")
+"""The control characters no field may hold: a NUL makes git treat the file as binary, and ESC
+and U+009B (the one-byte CSI) start terminal escape sequences that rewrite a person's screen
+when the file is shown. The others (a vertical tab, a form feed, C1 controls from Windows-1252
+text decoded as Latin-1) are what real sources hold: stored as they came, and shown escaped on
+a terminal (``TERMINAL_RE``)."""
+TERMINAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters other than tab, LF and CR: stored, but escaped when printed to a
+terminal, where they would move the cursor or vanish."""
 
 TIER_LAMBDA: dict[str, float] = {
     "permanent": 0.00001,
@@ -144,13 +150,13 @@ def content_hash(text: str) -> str:
 
 
 def refuse_control(field_name: str, value: str) -> None:
-    """``InvalidInput`` naming the field and the code point when ``value`` holds a control
-    character other than tab, CR and LF."""
+    """``InvalidInput`` naming the field and the code point when ``value`` holds NUL, ESC or
+    U+009B (``CONTROL_RE``)."""
     found = CONTROL_RE.search(value)
     if found is not None:
         raise InvalidInput(
             f"{field_name} holds control character U+{ord(found[0]):04X} at position "
-            f"{found.start() + 1}; only tab, CR and LF are allowed",
+            f"{found.start() + 1}; NUL, ESC and U+009B are never stored",
             f"Remove the character from the {field_name} and try again.",
         )
 

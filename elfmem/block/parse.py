@@ -128,8 +128,8 @@ def _lines(data: bytes | str, path: str) -> tuple[list[str], list[BlockFormatErr
                 damaged.add(n)
                 problems.append(
                     BlockFormatError(
-                        f"control character U+{ord(found[0]):04X} (only tab, CR and LF are "
-                        "allowed)",
+                        f"control character U+{ord(found[0]):04X} (NUL, ESC and U+009B are "
+                        "never stored)",
                         path,
                         n + 1,
                         "Delete the character (an editor may show it as ^@ or a box), then run "

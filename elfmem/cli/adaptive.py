@@ -34,14 +34,19 @@ def outcome(
     json_: bool,
 ) -> None:
     """Fold a 0.0-1.0 ground-truth SIGNAL into the confidence of BLOCK_IDS."""
-    emit(
-        run(
-            ctx,
-            json_,
-            lambda s: s.outcome(list(block_ids), signal, weight, source, allow_constitutional),
-        ),
+    result = run(
+        ctx,
         json_,
+        lambda s: s.outcome(list(block_ids), signal, weight, source, allow_constitutional),
     )
+    emit(result, json_)
+    if result.recovery and not json_:  # a skip the caller can fix is said where it is seen
+        inbox = [s["id"] for s in result.skipped if s["reason"] == "pending_inbox"]
+        click.echo(
+            f"Skipped {', '.join(inbox)}: still in the inbox — run `elfmem dream`, then send "
+            "the outcome again.",
+            err=True,
+        )
 
 
 @click.command()

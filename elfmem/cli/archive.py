@@ -6,7 +6,6 @@ it calls the API's static method directly.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def backup(ctx: click.Context, output: str, json_: bool) -> None:
 @json_option
 def restore(source: str, target: str | None, json_: bool) -> None:
     """Clone a backup bundle into TARGET (default: the bundle's name), ledger included."""
+    import asyncio
+
     from elfmem.api import MemorySystem
 
     result = guarded(

@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from elfmem.cli.output import emit, guarded, json_option, read_stdin, run
 from elfmem.cli.progress import progress_bar
-from elfmem.errors import ElfmemError, InvalidInput
-from elfmem.rhythms.capture import Capture, capture_from
+from elfmem.errors import ElfmemError, InvalidInput, SecretRefused
+
+if TYPE_CHECKING:
+    from elfmem.api import MemorySystem
+    from elfmem.progress import Progress
+    from elfmem.rhythms.capture import Capture
+    from elfmem.rhythms.results import BatchResult
 
 
 def _tags(values: tuple[str, ...]) -> list[str]:
     return [t for v in values for t in v.replace(",", " ").split()]
 
 
-def _read_batch(path: str) -> list[Capture]:
-    """The file's records, each checked field by field and named by its line in any error."""
+def _read_batch(path: str, lines: list[int] | None = None) -> list[Capture]:
+    """The file's records, each checked field by field and named by its line in any error;
+    ``lines`` collects each record's line."""
+    from elfmem.rhythms.capture import capture_from  # the store and index: only for a batch
+
     stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     name = "stdin" if path == "-" else path
     captures: list[Capture] = []
@@ -26,6 +36,8 @@ def _read_batch(path: str) -> list[Capture]:
         for n, line in enumerate(stream, 1):
             if not line.strip():
                 continue
+            if lines is not None:
+                lines.append(n)
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -35,6 +47,24 @@ def _read_batch(path: str) -> list[Capture]:
                 ) from exc
             captures.append(capture_from(record, f"{name} line {n} (record {len(captures) + 1})"))
     return captures
+
+
+_RECORD_RE = re.compile(r"Record (\d+): ")
+
+
+def _at_line(exc: InvalidInput, batch: str, lines: list[int]) -> InvalidInput:
+    """A refusal of record N, said at the line it came from: blank lines are skipped, so the
+    record's number is not where an editor finds it."""
+    found = _RECORD_RE.match(exc.message)
+    if found is None or not 0 < int(found[1]) <= len(lines):
+        return exc
+    n = int(found[1])
+    where = "stdin" if batch == "-" else batch
+    message = f"{where}, line {lines[n - 1]} (record {n}): {exc.message[found.end() :]}"
+    recovery = exc.recovery + " Nothing in the batch was written."
+    if isinstance(exc, SecretRefused):
+        return SecretRefused(message, recovery)
+    return InvalidInput(message, recovery) if type(exc) is InvalidInput else exc
 
 
 @click.command()
@@ -76,10 +106,15 @@ def remember(
     With --batch, each line is one JSON object: `content` (a string, required), `cue`,
     `category` and `when` (strings), `tags` (a list of strings, or one string of tags) and
     `pinned` (true or false). A field of another type is refused, naming its line and field,
-    and nothing is written."""
+    and nothing is written.
+
+    CONTENT `-` (or none, with text piped in) reads one block's plain-text content from stdin,
+    as `--batch -` reads JSONL records from it.
+    """
     if batch is not None:
+        lines: list[int] = []
         try:
-            records = _read_batch(batch)
+            records = _read_batch(batch, lines)
         except (OSError, ElfmemError) as exc:
             err = (
                 exc
@@ -90,12 +125,19 @@ def remember(
 
             fail(err, json_)
             return
+
+        async def many(system: MemorySystem, bar: Progress | None) -> BatchResult:
+            try:
+                return await system.remember_many(records, allow_secret, progress=bar)
+            except InvalidInput as exc:
+                raise _at_line(exc, batch, lines) from None
+
         with progress_bar(json_) as bar:
-            result = run(ctx, json_, lambda s: s.remember_many(records, allow_secret, progress=bar))
+            result = run(ctx, json_, lambda s: many(s, bar))
         emit(result, json_)
         return
-    if content is None:
-        if sys.stdin.isatty():
+    if content is None or content == "-":
+        if content is None and sys.stdin.isatty():
             raise click.UsageError("Pass CONTENT, or --batch FILE.jsonl, or pipe text on stdin.")
         content = guarded(json_, read_stdin)
     text = content

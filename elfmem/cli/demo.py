@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 import shutil
 import sys
@@ -10,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from elfmem import demo as demo_mod
 from elfmem.cli.output import guarded
 
 
@@ -23,6 +21,10 @@ def demo(folder: Path | None) -> None:
     FOLDER (new or empty, outside any git repository) keeps the memory to look at afterwards;
     without it the tour runs in a temporary folder that is deleted at the end.
     """
+    import asyncio
+
+    from elfmem import demo as demo_mod  # the whole API: loaded only when the tour runs
+
     guarded(False, lambda: asyncio.run(demo_mod.run(folder, click.echo, program())))
 
 

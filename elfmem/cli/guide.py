@@ -19,8 +19,8 @@ from elfmem.errors import InvalidInput
 @click.argument("topic", nargs=-1)
 @json_option
 def guide(topic: tuple[str, ...], json_: bool) -> None:
-    """Every command, or one in full (``history``, ``index check``), with the API operation
-    beside it; API names (``block_history``) work too. An unknown TOPIC lists them all."""
+    """Every command, or one in full (`history`, `index check`), with the API operation
+    beside it; API names (`block_history`) work too. An unknown TOPIC lists them all."""
     name = " ".join(topic) or None
     text = topics.lookup(name)
     if text is None:

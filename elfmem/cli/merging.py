@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from elfmem.cli.output import emit, guarded, json_option
-from elfmem.sharing.driver import run_driver
 
 
 @click.command("merge-driver", hidden=True)
@@ -25,6 +24,8 @@ from elfmem.sharing.driver import run_driver
 def merge_driver(base: Path, ours: Path, theirs: Path, path: str, json_: bool) -> None:
     """Merge memory file PATH by block id: BASE, OURS and THEIRS as git names them (%O %A %B);
     the result replaces OURS. Exit 0 when merged, 1 when conflict markers were left."""
+    from elfmem.sharing.driver import run_driver  # pygit2: only when git runs the driver
+
     result = guarded(json_, lambda: run_driver(base, ours, theirs, path))
     if json_:
         emit(result, True)

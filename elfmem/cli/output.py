@@ -10,7 +10,6 @@ stderr, and a ``warnings`` list in a ``--json`` object.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -51,7 +50,17 @@ def emit(value: Any, json_: bool, text: str | None = None) -> None:
             data = {**data, "warnings": list(_WARNINGS)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
-        click.echo(text if text is not None else str(value))
+        shown = text if text is not None else str(value)
+        click.echo(for_terminal(shown) if sys.stdout.isatty() else shown)
+
+
+def for_terminal(text: str) -> str:
+    """``text`` with control characters other than tab and newline written as ``\\xNN``: stored
+    text may hold them (a vertical tab, a Windows-1252 quote read as U+0093), and a terminal
+    would act on them or hide them. A pipe or a file gets the text as stored."""
+    from elfmem.block.model import TERMINAL_RE
+
+    return TERMINAL_RE.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
 
 
 def printable(text: str) -> str:
@@ -91,6 +100,8 @@ def repo_path(ctx: click.Context) -> Path | None:
 
 def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) -> T:
     """Open the memory, run one API call, close it; translate elfmem errors."""
+    import asyncio
+
     from elfmem.api import MemorySystem
 
     async def go() -> T:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import click
 
@@ -12,6 +12,10 @@ from elfmem.cli.output import emit, json_option, run
 from elfmem.cli.output import host_analyses as host_analyses_of
 from elfmem.cli.progress import progress_bar
 from elfmem.errors import EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from elfmem.api import MemorySystem
+    from elfmem.retrieval.result import FrameResult
 
 
 @click.command()
@@ -33,9 +37,21 @@ def recall(
     ctx: click.Context, query: str, frame_name: str, top_k: int | None, at: str | None, json_: bool
 ) -> None:
     """Retrieve what bears on QUERY, rendered for prompt injection."""
-    result = run(ctx, json_, lambda s: s.recall(query, frame_name, top_k=top_k, at=at))
+    empty: list[str] = []
+
+    async def answer(system: MemorySystem) -> FrameResult:
+        result = await system.recall(query, frame_name, top_k=top_k, at=at)
+        if not result.blocks and at is None:  # nothing matched: is there anything at all?
+            state = await system.status()
+            if state.health == "empty":
+                empty.append(state.suggestion)
+        return result
+
+    result = run(ctx, json_, answer)
     emit(result, json_, result.text)
-    if result.shortfall and not json_:
+    if empty and not json_:
+        click.echo(f"Memory holds no blocks yet. {empty[0]}", err=True)
+    elif result.shortfall and not json_:
         click.echo(result.shortfall, err=True)
 
 

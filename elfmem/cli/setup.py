@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import sys
@@ -56,6 +55,8 @@ def init(
         )
         await system.close()
         return result
+
+    import asyncio
 
     result = guarded(json_, lambda: asyncio.run(go()))
     block = mcp_config_block(Path(result.root))  # type: ignore[attr-defined]

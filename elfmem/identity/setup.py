@@ -22,6 +22,7 @@ from elfmem.block.render import block_bytes
 from elfmem.config import CONFIG_PATH, ElfmemConfig, render
 from elfmem.errors import InvalidInput
 from elfmem.identity.constitution import CONSTITUTION, DEFAULT_SELF, SeedBlock, seed_tags
+from elfmem.identity.rename import rename_blocks, renamed_self
 from elfmem.identity.templates import TEMPLATES, template_tags
 from elfmem.index import queries
 from elfmem.rhythms.capture import Capture, make_block
@@ -101,14 +102,21 @@ def _seed_blocks(core: Core, seed: bool, template: str | None, name: str) -> lis
 
 
 def _scaffold(
-    core: Core, write_config: bool, self_text: str | None, name: str
+    core: Core, write_config: bool, self_text: str | None, name: str, renamed_from: str | None
 ) -> dict[str, bytes | None]:
     """The non-block files init writes: config, constitution, folder keepers, .gitattributes."""
     raw: dict[str, bytes | None] = {}
     if write_config:
         raw[CONFIG_PATH] = render(core.config).encode("utf-8")
     self_path = f"{MEMORY_DIR}/self.md"
-    if self_text is not None:
+    renamed = (
+        renamed_self(_existing(core, self_path), renamed_from, name)
+        if renamed_from and self_text is None
+        else None
+    )
+    if renamed is not None:
+        raw[self_path] = renamed
+    elif self_text is not None:
         refuse_control("self text", self_text)
         text = f"# Constitution of {name}\n\n{self_text.strip()}\n"
         _check_self(text)
@@ -144,7 +152,9 @@ def init(
     seed: bool = False,
     self_text: str | None = None,
     template: str | None = None,
+    renamed_from: str | None = None,
 ) -> InitResult:
+    """``renamed_from``: the agent's name before this init, when it gives a new one."""
     if template is not None and template not in TEMPLATES:
         raise InvalidInput(
             f"Unknown template {template!r}.",
@@ -152,7 +162,7 @@ def init(
         )
     name = core.config.project.agent_name
     blocks = _seed_blocks(core, seed, template, name)
-    raw = _scaffold(core, write_config, self_text, name)
+    raw = _scaffold(core, write_config, self_text, name, renamed_from)
     root = core.store.root
 
     def build(view: MemoryView) -> Plan | None:
@@ -165,6 +175,9 @@ def init(
             edit = plan.files.get(relpath)
             before = edit.blocks if edit else view.read(relpath)
             plan.files[relpath] = FileEdit((*before, block))
+        if renamed_from:
+            plan.subject += f" (renamed from {renamed_from})"
+            plan.block_ids += rename_blocks(core, view, renamed_from, name, plan.files)
         return plan if (plan.files or plan.raw) else None
 
     result = core.store.write(build, core.after_write)

@@ -60,7 +60,10 @@ class ToolSpec:
     """The key that wraps a result that is not already a JSON object (default: the method)."""
     fixed: tuple[tuple[str, Any], ...] = ()
     """API arguments the tool always passes and never shows the client (e.g. ``confined``)."""
+    tool_name: str = ""
+    """The tool's name when the seed names it otherwise (``elfmem_import`` for
+    ``import_bundle``); empty: ``elfmem_`` plus the method."""
 
     @property
     def name(self) -> str:
-        return f"elfmem_{self.method}"
+        return self.tool_name or f"elfmem_{self.method}"

@@ -20,6 +20,11 @@ AT = Param("at", str | None, "Answer from memory as it was at this commit (e.g. 
 SECRET = Param("allow_secret", bool, "Store text that looks like a credential anyway.")
 SOURCE = Param("source", str, "The block the link starts from.")
 TARGET = Param("target", str, "The block it points to.")
+IMPORT_PARAMS = (
+    Param("path", str, "The bundle file."),
+    Param("from_peer", str | None, "The peer (name or did:key) that exported it."),
+    Param("self_merge", bool, "The bundle comes from this same memory."),
+)
 
 CORE: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -491,12 +496,34 @@ EXCHANGE: tuple[ToolSpec, ...] = (
         "nothing). From a peer (from_peer): tagged peer/<name>, shown apart from your own "
         "knowledge, its confidence scaled by the peer's trust. From this same memory "
         '(self_merge): as it was. Example: {"path": "/tmp/ada.jsonl", "from_peer": "ada"}',
+        IMPORT_PARAMS,
+        tool_name="elfmem_import",  # the seed's name for it
+    ),
+    ToolSpec(
+        "import_bundle",
+        "write",
+        True,
+        "The same as elfmem_import (this name is kept for callers that use it). "
+        'Example: {"path": "/tmp/ada.jsonl", "from_peer": "ada"}',
+        IMPORT_PARAMS,
+    ),
+)
+
+SETUP: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "setup",
+        "write",
+        True,
+        "State-aware setup of this memory, as `elfmem init` does: idempotent, so on an "
+        "established memory it only refreshes. Sets the agent's name, and adds the ten "
+        "constitutional blocks (seed) or a profession template's blocks for roles not yet "
+        'filled; one commit when anything changed. Example: {"name": "Ada", "seed": true}',
         (
-            Param("path", str, "The bundle file."),
-            Param("from_peer", str | None, "The peer (name or did:key) that exported it."),
-            Param("self_merge", bool, "The bundle comes from this same memory."),
+            Param("name", str | None, "The agent's invocation name (default: unchanged)."),
+            Param("seed", bool, "Add the ten constitutional blocks."),
+            Param("template", str | None, "A profession template (see `elfmem templates`)."),
         ),
     ),
 )
 
-TOOLS: tuple[ToolSpec, ...] = CORE + READS + LATER + IDENTITY + SHARING + EXCHANGE
+TOOLS: tuple[ToolSpec, ...] = CORE + SETUP + READS + LATER + IDENTITY + SHARING + EXCHANGE

@@ -25,6 +25,8 @@ from elfmem.block.model import (
 )
 from elfmem.block.render import block_bytes, render_block, validate_block
 from elfmem.block.text import preview
+from elfmem.config import CONFIG_PATH
+from elfmem.config import render as render_config
 from elfmem.errors import BlockNotFound, InvalidInput, SecretRefused
 from elfmem.index import queries
 from elfmem.index.blockdiff import duplicate_error
@@ -140,10 +142,29 @@ def _allowed(blocks: Iterable[Block]) -> list[tuple[str, str]]:
     return secrets.allow_trailers(kinds)
 
 
-def _append_plan(view: MemoryView, blocks: Sequence[Block], op: str, subject: str) -> Plan:
-    """Append to the inbox buckets."""
+def _append_plan(
+    core: Core, view: MemoryView, blocks: Sequence[Block], op: str, subject: str
+) -> Plan:
+    """Append to the inbox buckets (with the default config when there is none yet)."""
     plan = Plan(op=op, subject=subject, block_ids=[b.id for b in blocks])
+    _first_config(core, plan)
     return append_blocks(view, plan, [("inbox", block) for block in blocks])
+
+
+def _first_config(core: Core, plan: Plan) -> None:
+    """A first write before any ``init`` commits the settings it ran with beside its blocks, so
+    ``doctor`` and every clone read the same config; a config on disk, even uncommitted, is the
+    user's and stays as it is."""
+    if core.store.committed_file(CONFIG_PATH) is not None:
+        return
+    wd = core.store.memory_workdir
+    if wd is not None and (wd / CONFIG_PATH).exists():
+        return
+    plan.raw[CONFIG_PATH] = render_config(core.config).encode("utf-8")
+    core.warnings[
+        f"no {CONFIG_PATH} yet: wrote the default one in the same commit "
+        "(edit it to change models or thresholds)"
+    ] = None
 
 
 def append_blocks(view: MemoryView, plan: Plan, blocks: Iterable[tuple[str, Block]]) -> Plan:
@@ -173,7 +194,7 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
     plan_trailers = _allowed([block]) if allow_secret else []
 
     def build(view: MemoryView) -> Plan:
-        plan = _append_plan(view, [block], "remember", f"remember: {_preview(block.content)}")
+        plan = _append_plan(core, view, [block], "remember", f"remember: {_preview(block.content)}")
         plan.trailers += plan_trailers
         return plan
 
@@ -224,7 +245,7 @@ def remember_many(
     allowed = _allowed(fresh) if allow_secret else []
 
     def build(view: MemoryView) -> Plan:
-        plan = _append_plan(view, fresh, "remember", subject)
+        plan = _append_plan(core, view, fresh, "remember", subject)
         plan.trailers += allowed
         return plan
 
@@ -241,11 +262,16 @@ def remember_many(
 
 
 def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
-    """``make_block``, with a refused credential's place naming its record in the batch."""
+    """``make_block``, with a refusal naming its record in the batch (``Record N: …``, which
+    the CLI turns into the line of its file)."""
     try:
         return make_block(core, item, allow_secret, overridable=True)
     except SecretRefused as exc:
         raise SecretRefused(f"Record {n}: {exc.message}", exc.recovery) from None
+    except InvalidInput as exc:
+        if type(exc) is not InvalidInput:  # a subclass with its own fields keeps them
+            raise
+        raise InvalidInput(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
 RECORD_SHAPE = (

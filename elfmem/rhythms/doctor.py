@@ -74,6 +74,34 @@ def _present(core: Core, path: str) -> bool:
     return core.store.committed_file(path) is not None
 
 
+def _config(core: Core) -> Check:
+    """No config file is a working state (every setting has its default), so it passes."""
+    path = str(core.store.root / CONFIG_PATH)
+    if _present(core, CONFIG_PATH):
+        return Check("config", True, path)
+    return Check(
+        "config",
+        True,
+        f"{path} absent: defaults apply (`elfmem init` writes them out to edit)",
+    )
+
+
+def _memory(core: Core) -> Check:
+    """Missing memory is made by ``init``, unless another branch holds it (an empty clone)."""
+    path = str(core.store.root / MEMORY_DIR)
+    if _present(core, MEMORY_DIR):
+        return Check("memory", True, path)
+    branch = core.store.memory_elsewhere()
+    if branch is None:
+        return Check("memory", False, path, "elfmem init")
+    return Check(
+        "memory",
+        False,
+        f"{path}: not in this checkout; branch {branch} holds it",
+        f"git switch {branch}",
+    )
+
+
 def _where(core: Core) -> str:
     if core.store.ref_mode:
         return f"memory on its own ref {core.store.branch}; code branches untouched"
@@ -121,13 +149,8 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     root = store.root
     checks = [
         _repository(core),
-        Check(
-            "config",
-            _present(core, CONFIG_PATH),
-            str(root / CONFIG_PATH),
-            "elfmem init (zero config also works: defaults apply)",
-        ),
-        Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
+        _config(core),
+        _memory(core),
         _guard("hooks", lambda: _hooks(core)),
         _guard("merge driver", lambda: _merge_driver(core)),
         Check(

@@ -28,14 +28,26 @@ class OutcomeResult(Result):
     """Blocks it was recorded for: ``{id, confidence_before, confidence_after}``."""
     skipped: list[dict[str, str]] = field(default_factory=list)
     """Skipped, as ``{id, reason}``: ``pending_inbox``, ``archived`` or ``constitutional``."""
+    recovery: str = ""
+    """What records a skipped outcome after all (a block still in the inbox: dream, then send
+    it again); empty when nothing was skipped for a reason that can be fixed."""
 
     @property
     def summary(self) -> str:
         return (
             f"outcome {self.signal:.2f} ({self.band}): {len(self.updated)} updated, "
             f"{len(self.skipped)} skipped"
-            + "".join(f"; {s['id']}: {s['reason']}" for s in self.skipped)
+            + "".join(
+                f"; {s['id']}: {_REASONS.get(s['reason'], s['reason'])}" for s in self.skipped
+            )
         )
+
+
+_REASONS = {"pending_inbox": "still in the inbox", "constitutional": "constitutional (pinned)"}
+INBOX_RECOVERY = (
+    "An outcome on a block still in the inbox is not recorded: run `elfmem dream` (API: "
+    "dream) to consolidate it, then send the outcome again."
+)
 
 
 def outcome(
@@ -101,7 +113,8 @@ def outcome(
         )
     if lines:
         core.record(lines, f"elfmem: outcome {signal:.2f} from {source or 'caller'}")
-    return OutcomeResult(signal, which, updated, skipped)
+    inbox = any(s["reason"] == "pending_inbox" for s in skipped)
+    return OutcomeResult(signal, which, updated, skipped, INBOX_RECOVERY if inbox else "")
 
 
 def _check_source(source: str) -> None:

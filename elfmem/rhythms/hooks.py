@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from elfmem.errors import RepoStateError
 from elfmem.rhythms.results import Result
-from elfmem.rhythms.staged import StagedCheck, check_staged, run_git
 
 __all__ = ["StagedCheck", "check_staged"]
 
 if TYPE_CHECKING:
     from elfmem.rhythms.core import Core
+    from elfmem.rhythms.staged import StagedCheck
 
 HOOK_NAMES = (
     "pre-commit",
@@ -138,8 +138,18 @@ class HooksReport(Result):
         return "\n".join([f"Hooks folder: {self.hooks_dir}", *rows])
 
 
+def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
+    """The pre-commit check of ``staged.py``, loaded on call: it needs the block parser, which
+    the hooks that have nothing to do (a file checkout, a push with an empty spool) never load."""
+    from elfmem.rhythms.staged import check_staged as check
+
+    return check(root, paths)
+
+
 def hooks_dir(root: Path) -> Path:
     """Where git runs hooks: ``core.hooksPath`` (relative to the work tree) or ``.git/hooks``."""
+    from elfmem.rhythms.staged import run_git
+
     out = run_git(root, "rev-parse", "--git-path", "hooks").decode().strip()
     return Path(os.path.abspath(os.path.join(root, out)))
 

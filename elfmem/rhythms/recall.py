@@ -114,7 +114,8 @@ def _frame_at(
     at: str,
     settings: SearchSettings | None,
 ) -> FrameResult:
-    """Content from the commit, ledger state from the newest notes commit not later than it."""
+    """Content from the commit, ledger state from the newest notes commit written on it or an
+    ancestor (``NotesLedger.tip_for``)."""
     commit = core.store.resolve(at)
     db = open_memory_index()
     try:
@@ -122,7 +123,7 @@ def _frame_at(
         sync(db, source, core.embedder)
         if query:
             settings = calibrated_settings(settings, model_cuts(core.embedder))
-        tip = core.store.ledger.tip_at(commit.commit_time) or ""
+        tip = core.store.ledger.tip_for(commit) or ""
         ledger = LedgerView(core.store, tip, clock=core.clock)
         result = run_frame(
             db,

@@ -10,6 +10,11 @@ TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation", "calls")
 """The keys of a ``tokens`` object (``elfmem.adapters.usage`` fills them from the SDKs)."""
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 block``, ``2 blocks``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass(frozen=True)
 class Result:
     """Base: ``summary`` is one human line; ``to_dict()`` is the stable JSON shape."""
@@ -224,9 +229,10 @@ class DreamResult(Result):
             text = "Inbox empty; nothing to consolidate."
         else:
             text = (
-                f"Dreamed over {self.processed} blocks ({self.mode}): {len(self.promoted)} "
-                f"promoted, {len(self.duplicates)} duplicates archived, {len(self.lookalikes)} "
-                f"look-alikes linked for review; {self.inbox_remaining} still in the inbox."
+                f"Dreamed over {_count(self.processed, 'block')} ({self.mode}): "
+                f"{len(self.promoted)} promoted, {len(self.duplicates)} duplicates archived, "
+                f"{len(self.lookalikes)} look-alikes linked for review; "
+                f"{self.inbox_remaining} still in the inbox."
             )
             if self.lookalikes:
                 text += " See them with `elfmem review lookalikes`."

@@ -59,6 +59,16 @@ class StatusResult(Result):
         )
 
 
+def _empty_suggestion(core: Core) -> str:
+    """An empty checkout is new memory, unless another branch holds it (an empty clone)."""
+    branch = core.store.memory_elsewhere()
+    if branch is not None:
+        return (
+            f"This checkout holds no memory, but branch {branch} does: run `git switch {branch}`."
+        )
+    return 'Nothing remembered yet: `elfmem remember "…" --cue "…"`.'
+
+
 def status(core: Core) -> StatusResult:
     core.sync()
     counts = queries.counts(core.db())
@@ -83,7 +93,7 @@ def status(core: Core) -> StatusResult:
     elif inbox >= threshold:
         health, suggestion = "good", f"Inbox at {inbox}/{threshold}: run `elfmem dream`."
     elif active == 0 and inbox == 0:
-        health, suggestion = "empty", 'Nothing remembered yet: `elfmem remember "…" --cue "…"`.'
+        health, suggestion = "empty", _empty_suggestion(core)
     else:
         health, suggestion = "good", "Memory healthy. No action required."
     return StatusResult(

@@ -31,14 +31,23 @@ class BackupResult(Result):
     """Bytes in the bundle file."""
     refs: dict[str, str] = field(default_factory=dict)
     """Ref name → commit id, as the bundle carries them."""
+    excluded: str = ""
+    """The line added to ``.git/info/exclude`` when the file was written inside the work tree
+    (so ``git status`` stays clean and ``git add -A`` never commits a copy); else empty."""
 
     @property
     def summary(self) -> str:
         ledger = "with the ledger" if NOTES_REF in self.refs else "no ledger yet"
         branches = ", ".join(r for r in self.refs if r.startswith("refs/heads/"))
+        kept_out = (
+            f" Listed in .git/info/exclude as {self.excluded}, so git leaves it untracked."
+            if self.excluded
+            else ""
+        )
         return (
             f"wrote {self.path} ({self.size:,} bytes): {branches}, {ledger}. "
             f"Restore with `elfmem restore {self.path} DIR` or `git clone {self.path} DIR`."
+            + kept_out
         )
 
 
@@ -101,7 +110,29 @@ def backup(core: Core, target: Path) -> BackupResult:
         )
     core.store.flush_spool()
     info = write_backup(core.store.repo, target, core.store.branch)
-    return BackupResult(info.path, info.size, info.refs)
+    return BackupResult(info.path, info.size, info.refs, _exclude(core, target))
+
+
+def _exclude(core: Core, target: Path) -> str:
+    """A bundle written inside the work tree is a copy of the repository in itself: list it in
+    ``.git/info/exclude`` (the clone's own, never committed) unless git already ignores it."""
+    wd = core.store.workdir
+    if wd is None:
+        return ""
+    try:
+        rel = target.resolve().relative_to(wd.resolve()).as_posix()
+    except ValueError:
+        return ""
+    line = f"/{rel}"
+    ignored = core.store.repo.path_is_ignored(rel)
+    exclude = Path(core.store.repo.path) / "info" / "exclude"
+    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    if ignored or line in text.splitlines():
+        return ""
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    sep = "" if not text or text.endswith("\n") else "\n"
+    exclude.write_text(f"{text}{sep}{line}\n", encoding="utf-8")
+    return line
 
 
 def restore(source: Path, target: Path | None = None) -> RestoreResult:

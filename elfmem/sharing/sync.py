@@ -76,7 +76,8 @@ class SyncResult(Result):
         where = f"Synced with {self.remote} ({self.mode} mode"
         if self.mode == "branch":
             where += "; memory files travel with your own git pull/push"
-        return where + "): " + "; ".join(parts) + "."
+        merged = "".join(f"\n  {event}" for event in self.events)  # as --json lists them
+        return where + "): " + "; ".join(parts) + "." + merged
 
 
 def _tip(repo: pygit2.Repository, ref: str) -> str | None:

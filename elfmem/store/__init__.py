@@ -9,7 +9,7 @@ import pygit2
 
 from elfmem.block.secrets import check_note_lines
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import log
+from elfmem.store import elsewhere, log
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
@@ -60,7 +60,7 @@ class Store:
         """Open the repository containing ``path``, creating one there if there is none."""
         try:
             return cls.open(path, agent), False
-        except RepoStateError:
+        except NotFound:  # no repository there (or no folder yet): make one
             return cls(repo_mod.init_repository(path), agent), True
 
     def close(self) -> None:
@@ -142,6 +142,10 @@ class Store:
             limit = GC_AUTO_DEFAULT
         return loose_object_estimate(objects_dir(self.repo)), limit
 
+    def memory_elsewhere(self) -> str | None:
+        """The branch that holds the memory when this checkout holds none (``elsewhere.py``)."""
+        return elsewhere.memory_elsewhere(self.repo)
+
     def committed_file(self, path: str) -> bytes | None:
         """``path`` (repository-relative) as the branch tip commits it; None when it has none.
 
@@ -187,8 +191,11 @@ class Store:
         """The commit to undo and, when it was undone already, the undo that did it."""
         if commit is None:
             info = log.last_undoable(self.repo)
-            if info is None:
-                raise UndoError("There is no elfmem operation to undo.", "Nothing to do.")
+            if info is None or self._made_the_memory(info):
+                raise UndoError(
+                    "Nothing left to undo: every elfmem operation since `init` is undone.",
+                    "Nothing to do. To remove the memory itself, `git rm -r .elfmem` and commit.",
+                )
             return info, None
         target = self.resolve(commit)
         info = log.describe(target)
@@ -204,6 +211,16 @@ class Store:
                 "To redo, run the original operation again.",
             )
         return info, log.reverted_by(self.repo, info.commit_id)
+
+    def _made_the_memory(self, info: CommitInfo) -> bool:
+        """The ``init`` that created ``.elfmem``: memory's history starts there, so undoing it
+        is not an operation (a later ``init --name`` that renames is, and undo takes it back)."""
+        if info.op != "init":
+            return False
+        commit = self.repo.get(info.commit_id)
+        if not isinstance(commit, pygit2.Commit) or not commit.parents:
+            return True
+        return ".elfmem" not in commit.parents[0].tree
 
     def undo(
         self, target: CommitInfo, after: Callable[[WriteResult, str | None], None] | None = None

@@ -25,7 +25,7 @@ from elfmem.errors import ConflictError, InvalidInput
 from elfmem.store import faults
 from elfmem.store.locks import RefIntent, present, ref_lock_path, wait_for
 from elfmem.store.objects import ObjectBatch
-from elfmem.store.repo import state_dir, write_lock
+from elfmem.store.repo import memory_commit_oid, state_dir, write_lock
 
 NOTES_REF = "refs/notes/elfmem"
 CLOCK_ANCHOR_TEXT = "elfmem-clock\n"
@@ -169,6 +169,18 @@ class NotesLedger:
         ref = self._reference()
         return None if ref is None else str(ref.target)
 
+    def tip_for(self, rev: pygit2.Commit) -> str | None:
+        """The ledger as it stood at memory commit ``rev`` (``--at REV``): the newest notes commit
+        whose recorded memory tip is ``rev`` or an ancestor of it. A notes commit with no record
+        (older, or a merge of clones' notes), or one naming a commit this clone lacks, counts by
+        time: made at or before ``rev``."""
+        tip = self.tip()
+        for commit in [] if tip is None else self.repo.walk(tip, SortMode.TIME):
+            on_rev = _ancestor(self.repo, memory_tip_of(commit.message), rev.id)
+            if on_rev or (on_rev is None and commit.commit_time <= rev.commit_time):
+                return str(commit.id)
+        return None
+
     def tip_at(self, when: int) -> str | None:
         """The newest notes commit made at or before ``when`` (epoch seconds): ``--at REV``."""
         tip = self.tip()
@@ -310,6 +322,7 @@ class NotesLedger:
         committer = committer or self._committer or self._default_signature()
         author = author or self._author or committer
         parents = [] if old_tip is None else [old_tip]
+        message = with_memory_tip(message, memory_commit_oid(self.repo))
         commit = self.repo.create_commit(None, author, committer, message, tree_oid, parents)
         faults.point("notes.objects")
         reflog = "notes: " + (message.splitlines() or [""])[0]
@@ -359,3 +372,40 @@ class NotesLedger:
             return self.repo.default_signature
         except (KeyError, pygit2.GitError):
             return pygit2.Signature(FALLBACK_NAME, FALLBACK_EMAIL)
+
+
+MEMORY_TIP_TRAILER = "Elfmem-Memory-Tip"
+"""The trailer of a notes commit naming the memory commit it was written on: ``--at REV`` reads
+the events recorded while REV (or an ancestor) was the tip, whatever second they fell in."""
+
+
+def with_memory_tip(message: str, tip: pygit2.Oid | None) -> str:
+    """``message`` with the memory tip as a trailer (unchanged while memory has no commit)."""
+    if tip is None:
+        return message
+    return f"{message.rstrip()}\n\n{MEMORY_TIP_TRAILER}: {tip}\n"
+
+
+def memory_tip_of(message: str) -> str | None:
+    """The memory tip a notes commit recorded, or None when it recorded none."""
+    prefix = f"{MEMORY_TIP_TRAILER}: "
+    for line in reversed(message.splitlines()):
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
+    return None
+
+
+def _ancestor(repo: pygit2.Repository, recorded: str | None, rev: pygit2.Oid) -> bool | None:
+    """Whether ``recorded`` is ``rev`` or an ancestor of it; None when there is no record or
+    this clone lacks the commit it names (then time decides)."""
+    if recorded is None:
+        return None
+    try:
+        oid = pygit2.Oid(hex=recorded)
+        if oid == rev:
+            return True
+        if oid not in repo:
+            return None
+        return bool(repo.descendant_of(rev, oid))
+    except (ValueError, pygit2.GitError):
+        return None

@@ -16,7 +16,7 @@ import pygit2
 from pygit2.enums import RepositoryState
 
 from elfmem.block.layout import MEMORY_DIR
-from elfmem.errors import RepoStateError
+from elfmem.errors import NotFound, RepoStateError
 from elfmem.filelock import exclusive
 
 _BLOCKING_STATES = {
@@ -44,9 +44,15 @@ class Identity:
 def discover(path: Path | None = None) -> pygit2.Repository:
     """The repository containing ``path`` (default: the current directory)."""
     start = Path(path or Path.cwd()).resolve()
+    if not start.is_dir():
+        raise NotFound(
+            f"The folder {start} does not exist.",
+            "Check the path given to -C; `elfmem -C DIR init` creates the folder and a "
+            "repository in it.",
+        )
     found = pygit2.discover_repository(str(start))
     if found is None:
-        raise RepoStateError(
+        raise NotFound(
             f"No git repository contains {start}.",
             "Run `elfmem init` here (it creates a repository), or cd into one.",
         )

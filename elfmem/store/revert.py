@@ -19,9 +19,10 @@ from elfmem.store.tree import blob_at, blob_paths
 from elfmem.store.view import MemoryView, parsed
 from elfmem.store.writer import FileEdit, Plan
 
-RAW_UNDO_OPS = ("migrate",)
+RAW_UNDO_OPS = ("migrate", "init")
 """Operations whose undo also puts back the other files they changed under ``.elfmem`` (the
-config, files that are not buckets); the others change only buckets when undone."""
+config, ``self.md``, files that are not buckets: a rename by ``init --name`` changes all three);
+the others change only buckets when undone."""
 
 
 def undo_plan(view: MemoryView, target: CommitInfo) -> Plan:

@@ -144,6 +144,17 @@ def _parse_porcelain(text: str) -> list[RefUpdate]:
     return updates
 
 
+def _reason(stderr: str) -> str:
+    """git's own reason: its first ``fatal:``/``error:`` line, not the boilerplate after it
+    ("Please make sure you have the correct access rights and the repository exists.")."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line.removeprefix(prefix)
+    return lines[-1] if lines else "no message"
+
+
 _NOTHING_LOCAL = "nothing local was changed"
 
 
@@ -151,7 +162,7 @@ def _failure(action: str, remote: str, stderr: str, local: str = _NOTHING_LOCAL)
     """The error for a failed fetch or push; ``local`` says what stands locally (the caller
     knows: a push after a merge has changed something here)."""
     low = stderr.lower()
-    detail = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    detail = _reason(stderr)
     if any(h in low for h in _OFFLINE_HINTS):
         return RemoteError(
             f"cannot reach remote {remote!r} to {action} ({detail}).",

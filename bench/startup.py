@@ -1,0 +1,131 @@
+"""Start-up time of the ``elfmem`` command, as whole processes, beside ``git status``.
+
+Hooks run elfmem on every commit and checkout, so what a command costs before it does anything
+is paid all day. Each row is the median (and p90) of ``--runs`` whole-process runs of the
+installed ``elfmem`` in one memory of ``--blocks`` blocks, interleaved with ``git status`` in
+the same folder so a busy machine shows in both columns. ``recall`` loads the embedding model;
+that load is timed apart in its own process (import, load, one embed) and subtracted, so the
+``recall`` row shows what elfmem itself adds.
+
+    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR]
+
+The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``);
+``--keep DIR`` reuses it on later runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+ELFMEM = str(BIN / "elfmem")
+WORDS = (
+    "postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
+    "backup restore schema migration token session cookie header proxy gateway kafka topic"
+).split()
+MODEL_LOAD = """
+import time
+t = time.perf_counter()
+from elfmem.adapters.embedding import make_embedder
+make_embedder(None).embed(["warm up the model"])
+print(time.perf_counter() - t)
+"""
+
+
+def fill(folder: Path, blocks: int) -> None:
+    """A memory of ``blocks`` consolidated blocks in a fresh repository (skipped when present)."""
+    if (folder / ".elfmem" / "config.yaml").exists():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True)
+    subprocess.run(
+        [ELFMEM, "-C", str(folder), "init", "--name", "Bench"], check=True, capture_output=True
+    )
+    lines = []
+    for i in range(blocks):
+        words = " ".join(WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(10))
+        lines.append(json.dumps({"content": f"Note {i}: {words} on port {8000 + i}"}))
+    subprocess.run(
+        [ELFMEM, "-C", str(folder), "remember", "--batch", "-"],
+        input="\n".join(lines),
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [ELFMEM, "-C", str(folder), "dream", "--no-llm"], check=True, capture_output=True
+    )
+
+
+def once(argv: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def model_load() -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", MODEL_LOAD], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout.strip())
+
+
+def commands(n: int) -> list[tuple[str, list[str]]]:
+    """Each row: its label and argv; ``{n}`` makes each ``remember`` new, not a duplicate."""
+    return [
+        ("--version", [ELFMEM, "--version"]),
+        ("--help", [ELFMEM, "--help"]),
+        ("hook, nothing to do", [ELFMEM, "hook", "post-checkout", "HEAD", "HEAD", "0"]),
+        ("remember", [ELFMEM, "remember", f"start-up bench note {n}: the pool needs pgbouncer"]),
+        ("status", [ELFMEM, "status"]),
+        ("recall", [ELFMEM, "recall", "connection pooling", "--top-k", "5"]),
+    ]
+
+
+def ms(values: list[float]) -> str:
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return f"{statistics.median(values) * 1000:7.0f} {p90 * 1000:7.0f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--blocks", type=int, default=1000)
+    parser.add_argument("--keep", type=Path, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"
+        fill(folder, args.blocks)
+        rows = commands(0)
+        times: dict[str, list[float]] = {label: [] for label, _ in rows}
+        git: dict[str, list[float]] = {label: [] for label, _ in rows}
+        once([ELFMEM, "status"], folder)  # the index is brought up to date once, not timed
+        for n in range(args.runs):
+            for label, argv in commands(n):
+                git[label].append(once(["git", "status"], folder))
+                times[label].append(once(argv, folder))
+        loads = [model_load() for _ in range(max(3, args.runs // 3))]
+    load = statistics.median(loads)
+    out = sys.stdout
+    out.write(f"elfmem start-up, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
+    out.write(f"{'command':<22} {'elfmem':>7} {'p90':>7}   {'git status':>10} {'p90':>7}\n")
+    for label, _ in rows:
+        out.write(f"{label:<22} {ms(times[label])}   {ms(git[label]):>18}\n")
+    rest = [t - load for t in times["recall"]]
+    out.write(f"{'recall - model load':<22} {ms(rest)}\n")
+    out.write(f"{'model load (apart)':<22} {ms(loads)}\n")
+    when = time.strftime("%Y-%m-%d %H:%M")
+    out.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""What the command line loads before it does anything: hooks run it on every commit and checkout.
+
+Times are measured by bench/startup.py, never asserted; these tests keep the cause away: the
+modules behind ``--version``, ``--help`` and a hook with nothing to do must not pull in the API,
+numpy, pygit2, the MCP SDK or an LLM client.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from elfmem.cli import lookalikes
+from elfmem.rhythms import lookalikes as logic
+
+HEAVY = ("numpy", "pygit2", "mcp", "openai", "anthropic", "elfmem.api", "sqlite3", "asyncio")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(json.loads(out.splitlines()[-1]))
+    return [name for name in HEAVY if name in loaded]
+
+
+def test_importing_the_cli_loads_no_api_numpy_pygit2_mcp_or_llm_client() -> None:
+    assert _loaded_after("import elfmem.cli") == []
+
+
+def test_version_and_help_load_nothing_heavy() -> None:
+    for argv in (["--version"], ["--help"], ["remember", "--help"]):
+        code = (
+            "import sys\nfrom elfmem.cli import cli\n"
+            f"try:\n    cli.main({argv!r}, prog_name='elfmem')\nexcept SystemExit:\n    pass"
+        )
+        assert _loaded_after(code) == [], argv
+
+
+def test_a_hook_with_nothing_to_do_loads_nothing_heavy() -> None:
+    code = (
+        "from elfmem.cli import cli\n"
+        "try:\n    cli.main(['hook', 'post-checkout', 'HEAD', 'HEAD', '0'], prog_name='elfmem')\n"
+        "except SystemExit:\n    pass"
+    )
+    assert _loaded_after(code) == []
+
+
+def test_the_cli_spells_the_lookalike_actions_as_the_rhythm_does() -> None:
+    assert lookalikes.ACTIONS == logic.ACTIONS
