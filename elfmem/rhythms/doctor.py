@@ -139,6 +139,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
             "Remember something: the ledger starts with the first write.",
         ),
         _guard("locks", lambda: _locks(core)),
+        _guard("write lock", lambda: _write_lock(core)),
         _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
         _guard("inbox", lambda: _inbox(core)),
@@ -161,6 +162,20 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     else:
         checks.append(Check("llm", True, "none configured: dream runs its deterministic path"))
     return DoctorResult(checks)
+
+
+def _write_lock(core: Core) -> Check:
+    who = core.store.write_lock_holder()
+    if who is None:
+        return Check("write lock", True, "free")
+    return Check(
+        "write lock",
+        False,
+        f"{core.store.state_dir / 'write.lock'} is held by {who}: writers wait for it, then "
+        "fail (exit 5)",
+        "Let that process finish; if it is stuck (paused, stopped), end it with `kill <pid>`: "
+        "the next elfmem command finishes or undoes its write.",
+    )
 
 
 def _hooks(core: Core) -> Check:

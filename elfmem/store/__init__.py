@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import log
+from elfmem.store import log, writelock
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
@@ -132,6 +132,10 @@ class Store:
         except RepoStateError:
             pass
         return foreign_locks(self.repo, refs)
+
+    def write_lock_holder(self) -> str | None:
+        """Who holds elfmem's write lock now (``pid N (command)``), or None (for doctor)."""
+        return writelock.held_by(self.state_dir / "write.lock")
 
     def loose_objects(self) -> tuple[int, int]:
         """(estimated loose objects, the ``gc.auto`` limit past which git packs them; 0: off)."""

@@ -40,8 +40,10 @@ def _env() -> dict[str, str]:
 def held(repo: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     system, _ = arun(MemorySystem.init(repo))
     arun(system.close())
+    script = repo.parent / "paused_dream.py"
+    script.write_text(HOLDER)
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(repo), "paused-dream-stand-in"],
+        [sys.executable, str(script), str(repo)],
         stdout=subprocess.PIPE,
         text=True,
         env=_env(),
@@ -52,6 +54,8 @@ def held(repo: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     finally:
         proc.kill()
         proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def _elfmem(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -64,7 +68,6 @@ def _elfmem(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a writer waits forever on a held write lock")
 def test_wait_zero_fails_at_once_naming_the_holder(
     held: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -73,12 +76,11 @@ def test_wait_zero_fails_at_once_naming_the_holder(
     before = git(repo, "rev-parse", "HEAD")
     proc = _elfmem(repo, "remember", "The pager rota changes on Mondays", "--wait", "0")
     assert proc.returncode == 5, proc.stderr
-    assert f"pid {pid}" in proc.stderr and "paused-dream-stand-in" in proc.stderr
+    assert f"pid {pid}" in proc.stderr and "paused_dream.py" in proc.stderr
     assert "Recovery:" in proc.stderr and "--wait" in proc.stderr
     assert git(repo, "rev-parse", "HEAD") == before
 
 
-@pytest.mark.xfail(strict=True, reason="a writer waits forever on a held write lock")
 def test_a_short_wait_says_it_waits_then_fails_with_the_holder(
     held: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -90,7 +92,6 @@ def test_a_short_wait_says_it_waits_then_fails_with_the_holder(
     assert json.loads(proc.stdout)["type"] == "LockedError"
 
 
-@pytest.mark.xfail(strict=True, reason="a writer waits forever on a held write lock")
 def test_doctor_reports_the_held_write_lock(held: tuple[Path, subprocess.Popen[str]]) -> None:
     repo, holder = held
     pid = holder.pid
@@ -98,10 +99,9 @@ def test_doctor_reports_the_held_write_lock(held: tuple[Path, subprocess.Popen[s
     checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
     lock = checks["write lock"]
     assert not lock["ok"] and f"pid {pid}" in lock["detail"]
-    assert "paused-dream-stand-in" in lock["detail"]
+    assert "paused_dream.py" in lock["detail"]
 
 
-@pytest.mark.xfail(strict=True, reason="writing commands have no --wait")
 def test_the_write_goes_through_once_the_holder_is_gone(
     held: tuple[Path, subprocess.Popen[str]],
 ) -> None:
