@@ -130,14 +130,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         Check("memory", _present(core, MEMORY_DIR), str(root / MEMORY_DIR), "elfmem init"),
         _guard("hooks", lambda: _hooks(core)),
         _guard("merge driver", lambda: _merge_driver(core)),
-        Check(
-            "ledger",
-            store.ledger.tip() is not None,
-            f"refs/notes/elfmem at {str(store.ledger.tip())[:12]}"
-            if store.ledger.tip()
-            else "no notes yet",
-            "Remember something: the ledger starts with the first write.",
-        ),
+        _ledger(core),
         _guard("locks", lambda: _locks(core)),
         _guard("write lock", lambda: _write_lock(core)),
         _guard("objects", lambda: _objects(core)),
@@ -162,6 +155,19 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     else:
         checks.append(Check("llm", True, "none configured: dream runs its deterministic path"))
     return DoctorResult(checks)
+
+
+def _ledger(core: Core) -> Check:
+    broken = core.store.ledger_broken()
+    if broken is not None:
+        return Check("ledger", False, broken.message, broken.recovery)
+    tip = core.store.ledger.tip()
+    return Check(
+        "ledger",
+        tip is not None,
+        f"refs/notes/elfmem at {tip[:12]}" if tip else "no notes yet",
+        "Remember something: the ledger starts with the first write.",
+    )
 
 
 def _write_lock(core: Core) -> Check:

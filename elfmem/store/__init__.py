@@ -12,7 +12,7 @@ from elfmem.store import log, writelock
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
-from elfmem.store.notes import NotesLedger, anchor_for_block
+from elfmem.store.notes import LedgerBroken, NotesLedger, anchor_for_block
 from elfmem.store.objects import (
     GC_AUTO_DEFAULT,
     finish_fanout,
@@ -164,7 +164,28 @@ class Store:
             self.ledger.append_blocks(wanted, message)
 
     def flush_spool(self) -> int:
+        """Move spooled events to the notes ref; while the ref is broken they stay in the
+        spool (durable, and folded by every read), and every command warns (``ledger_broken``)."""
+        if self.ledger.broken() is not None:
+            return 0
         return self.spool.flush(self.ledger, "elfmem: flush ledger spool")
+
+    def ledger_broken(self) -> LedgerBroken | None:
+        """Why ``refs/notes/elfmem`` names no notes commit, or None when it is usable."""
+        return self.ledger.broken()
+
+    def append_or_spool(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> bool:
+        """``append_events``, or, while the ledger ref is broken, the spool (False): for events of
+        a write already committed, which must not turn into a failure of that write."""
+        if self.ledger.broken() is None:
+            self.append_events(lines_by_block, message)
+            return True
+        self.spool.extend(
+            (anchor_for_block(block_id), line)
+            for block_id, lines in lines_by_block.items()
+            for line in lines
+        )
+        return False
 
     def spool_events(self, entries: Iterable[tuple[str, str]]) -> None:
         """Durably record high-rate events; flush them to the notes ref once the spool is large.

@@ -121,7 +121,6 @@ def test_reads_work_and_writes_are_locked_on_a_read_only_repository(memory: Path
     assert sorted(p.name for p in (memory / ".git" / "elfmem").iterdir()) == before
 
 
-@pytest.mark.xfail(strict=True, reason="outcome retries a read-only ledger write, then exits 4")
 def test_outcome_on_a_read_only_repository_is_locked_at_once(memory: Path) -> None:
     listed = subprocess.run(
         [sys.executable, "-m", "elfmem.cli", "-C", str(memory), "ls", "--json"],
