@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 import pygit2
@@ -53,13 +53,15 @@ def write_index(
     state: Path,
     targets: Mapping[str, Target],
     keep: Callable[[str, str | None], bool] | None = None,
+    unwritten: Collection[str] = (),
 ) -> None:
     """Stage ``targets`` in git's index; the caller holds ``index.lock``.
 
     ``keep`` None: the files were just written with exactly these bytes, so each entry takes
-    their stat data. Otherwise ``keep(rel, staged_oid)`` false leaves that path's entry as it
-    is, and stat data goes in only where the disk holds the staged blob (an entry with stat
-    data of other content would make git overlook a real change).
+    their stat data (but those in ``unwritten``, not on disk yet, go in without). Otherwise
+    ``keep(rel, staged_oid)`` false leaves that path's entry as it is, and stat data goes in
+    only where the disk holds the staged blob (an entry with stat data of other content would
+    make git overlook a real change).
     """
     workdir = Path(repo.workdir)
     real = Path(repo.path) / "index"
@@ -75,7 +77,9 @@ def write_index(
         if data is None or oid is None:
             if rel in index:
                 index.remove(rel)
-        elif keep is None or disk_oid(workdir, rel) == oid:
+        elif (keep is None and rel not in unwritten) or (
+            keep is not None and disk_oid(workdir, rel) == oid
+        ):
             stage(index, rel, workdir / rel, oid)
         else:
             index.add(pygit2.IndexEntry(rel, pygit2.Oid(hex=oid), FileMode.BLOB))

@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal
 
 import pygit2
@@ -26,7 +27,7 @@ from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.block.text import shorten
-from elfmem.errors import ConflictError
+from elfmem.errors import BlockFormatError, ConflictError
 from elfmem.store import faults, locks
 from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, PathState
@@ -80,6 +81,19 @@ SUBJECT_WIDTH = 72
 """git's own advice for a subject line; longer ones are cut after a word (``shorten``)."""
 
 
+def _losing(view: MemoryView, plan: Plan) -> frozenset[str]:
+    """Repository paths of the plan whose new content drops a block id the file holds now."""
+    losing = {path for path, data in plan.raw.items() if data is None}
+    for relpath, edit in plan.files.items():
+        try:
+            before = {b.id for b in view.read(relpath)}
+        except BlockFormatError:
+            before = set()
+        if before - {b.id for b in edit.blocks}:
+            losing.add(f"{MEMORY_DIR}/{relpath}")
+    return frozenset(losing)
+
+
 def _message(plan: Plan, agent: str, carried: Sequence[str]) -> str:
     first = plan.subject.strip().splitlines()[0] if plan.subject.strip() else plan.op
     lines = [shorten(first, SUBJECT_WIDTH), ""]
@@ -106,6 +120,8 @@ class _Prepared:
     tree: pygit2.Oid
     targets: dict[str, Target]
     result: WriteResult
+    losing: frozenset[str] = frozenset()
+    """Paths whose new content drops a block id (or that are deleted): written last."""
 
 
 class MemoryWriter:
@@ -229,7 +245,8 @@ class MemoryWriter:
             parsed,
         )
         targets = {path: (data, made[path]) for path, data in disk.items()}
-        return _Prepared(ref, tip, commit, sigs, message, tree_oid, targets, result)
+        losing = _losing(view, plan)
+        return _Prepared(ref, tip, commit, sigs, message, tree_oid, targets, result, losing)
 
     def _journal(
         self, prepared: _Prepared, view: MemoryView
@@ -270,8 +287,7 @@ class MemoryWriter:
                 return
             lock.take()
             faults.point("write.index-locked")
-            write_files(wd, prepared.targets)
-            write_index(self.repo, self.state, prepared.targets)
+            self._write_in_order(wd, prepared)
             faults.point("write.index")
         except BaseException:
             if lock is not None and lock.held:
@@ -282,6 +298,21 @@ class MemoryWriter:
             if lock is not None:
                 lock.release()
         faults.point("write.index-unlocked")
+
+    def _write_in_order(self, wd: Path, prepared: _Prepared) -> None:
+        """Files that gain blocks first, then git's index, then files that lose blocks.
+
+        A kill at any moment, followed by a person's ``git add -A`` or ``git commit -a``, then
+        commits a block twice at worst, never not at all: before a file loses a block, the
+        file gaining it is on disk *and* staged (``commit -a`` skips untracked files)."""
+        targets = prepared.targets
+        first = {p: t for p, t in targets.items() if p not in prepared.losing}
+        last = {p: t for p, t in targets.items() if p in prepared.losing}
+        write_files(wd, first)
+        if last:
+            write_index(self.repo, self.state, targets, unwritten=set(last))
+            write_files(wd, last)
+        write_index(self.repo, self.state, last if last else targets)
 
     def _move_branch(self, prepared: _Prepared) -> str | None:
         """The compare-and-swap that commits the write; None when the branch moved meanwhile

@@ -57,16 +57,6 @@ PERSON: dict[str, tuple[bool, list[list[str]]]] = {
 """What a person types after a kill, each on its own copy of the killed state: everything
 committed at once (``git add -A``, ``git commit -a``), with and without elfmem's hooks."""
 HAND_CASES = [(op, point, how) for op, point in CASES for how in PERSON]
-_LOSSES = {
-    *(f"{op}@write.file-{how}" for op in ("forget", "dream", "curate") for how in PERSON),
-    *(f"{op}@write.file#2-commit-a{h}" for op in ("forget", "curate") for h in ("", "-hooks")),
-}
-_LOSING = pytest.mark.xfail(strict=True, reason="a half-write committed by hand loses blocks")
-HAND_PARAMS = [
-    pytest.param(op, point, how, id=f"{op}@{point}-{how}", marks=[_LOSING] * (key in _LOSSES))
-    for op, point, how in HAND_CASES
-    for key in [f"{op}@{point}-{how}"]
-]
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +210,9 @@ def _commit_everything(root: Path, hooks: Path | None, steps: list[list[str]]) -
     raise AssertionError("the person could not commit")
 
 
-@pytest.mark.parametrize(("op", "point", "how"), HAND_PARAMS)
+@pytest.mark.parametrize(
+    ("op", "point", "how"), HAND_CASES, ids=[f"{o}@{p}-{h}" for o, p, h in HAND_CASES]
+)
 def test_committing_everything_by_hand_after_the_kill_loses_no_block(
     matrix: dict[tuple[str, str], dict[str, Any]], hooks_dir: Path, op: str, point: str, how: str
 ) -> None:

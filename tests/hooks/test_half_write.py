@@ -66,7 +66,6 @@ def _memory(repo: Path) -> list[str]:
     return arun(build())
 
 
-@pytest.mark.xfail(strict=True, reason="dream writes the removal first: a half-write loses")
 @pytest.mark.parametrize("how", [["add", "-A"], None], ids=["add-all", "commit-a"])
 @pytest.mark.parametrize("op", ["dream", "forget"])
 def test_without_hooks_a_half_write_committed_by_hand_loses_no_block(
@@ -82,7 +81,6 @@ def test_without_hooks_a_half_write_committed_by_hand_loses_no_block(
     assert set(ids) <= set(_committed_blocks(repo))
 
 
-@pytest.mark.xfail(strict=True, reason="the pre-commit hook lets a half-write of elfmem's through")
 @pytest.mark.parametrize("op", ["dream", "forget"])
 def test_with_hooks_a_half_write_is_refused_until_elfmem_finishes_it(
     repo: Path, tmp_path: Path, op: str
