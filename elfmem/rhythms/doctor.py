@@ -133,6 +133,7 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         _ledger(core),
         _guard("locks", lambda: _locks(core)),
         _guard("write lock", lambda: _write_lock(core)),
+        _guard("files", lambda: _strays(core)),
         _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
         _guard("inbox", lambda: _inbox(core)),
@@ -168,6 +169,22 @@ def _ledger(core: Core) -> Check:
         f"refs/notes/elfmem at {tip[:12]}" if tip else "no notes yet",
         "Remember something: the ledger starts with the first write.",
     )
+
+
+def _strays(core: Core) -> Check:
+    """Links and committed temporary files under .elfmem: plain git made them, elfmem never."""
+    links, temporaries = core.store.strays()
+    if not links and not temporaries:
+        return Check("files", True, "no links or leftover temporary files under .elfmem")
+    found = [f"{p} is a symbolic link (elfmem will not write through it)" for p in links]
+    found += [f"{p} is a temporary file of a killed write, committed" for p in temporaries]
+    fixes = [f"replace the link {p} with the folder itself, then commit" for p in links]
+    if temporaries:
+        fixes.append(
+            f"git rm -q --ignore-unmatch {' '.join(temporaries)} && git commit -m "
+            "'drop a temporary file a killed elfmem write left'"
+        )
+    return Check("files", False, "; ".join(found), "; ".join(fixes))
 
 
 def _write_lock(core: Core) -> Check:

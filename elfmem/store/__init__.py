@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import log, writelock
+from elfmem.store import log, strays, writelock
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
@@ -132,6 +132,12 @@ class Store:
         except RepoStateError:
             pass
         return foreign_locks(self.repo, refs)
+
+    def strays(self) -> tuple[list[str], list[str]]:
+        """(symbolic links under ``.elfmem``, temporary files git tracks there): for doctor."""
+        wd = self.workdir
+        links = strays.links_under(wd) if wd is not None else []
+        return links, strays.tracked_temporaries(self.repo) if wd is not None else []
 
     def write_lock_holder(self) -> str | None:
         """Who holds elfmem's write lock now (``pid N (command)``), or None (for doctor)."""

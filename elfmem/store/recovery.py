@@ -263,7 +263,9 @@ class Recovery:
             (self.state / f"{name}.lock").unlink(missing_ok=True)
         wd = repo_mod.memory_workdir(self.repo)
         if wd is not None:
-            remove_temporaries(wd, list(journal.paths))
+            index = self.repo.index
+            index.read(False)
+            remove_temporaries(wd, list(journal.paths), lambda rel: rel in index)
 
 
 def _keeper(

@@ -120,12 +120,16 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
+    faults.point("write.tmp")
     os.replace(tmp, path)
 
 
-def remove_temporaries(workdir: Path, paths: list[str]) -> None:
-    """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them."""
+def remove_temporaries(workdir: Path, paths: list[str], tracked: Callable[[str], bool]) -> None:
+    """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them,
+    but one git tracks (a person committed it): deleting it would leave a ``D`` in ``git
+    status`` for good; ``doctor`` reports it instead (``strays.py``)."""
     for rel in paths:
         target = workdir / rel
         for tmp in target.parent.glob(f".{target.name}.*.tmp"):
-            tmp.unlink(missing_ok=True)
+            if not tracked(tmp.relative_to(workdir).as_posix()):
+                tmp.unlink(missing_ok=True)

@@ -34,6 +34,7 @@ from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
 from elfmem.store.recovery import Recovery
 from elfmem.store.secretgate import check_plan
+from elfmem.store.strays import refuse_links
 from elfmem.store.view import MemoryView, remember_parsed
 from elfmem.store.worktree import Target, disk_oid, staged_oids, write_files, write_index
 
@@ -179,6 +180,8 @@ class MemoryWriter:
         prepared = self._prepare(ref, tip, view, plan)
         if prepared is None:
             return None
+        if view.workdir is not None:
+            refuse_links(view.workdir, prepared.targets)
         journal, lock = self._journal(prepared, view)
         faults.point("write.journal")
         self._update_worktree(prepared, journal, lock)

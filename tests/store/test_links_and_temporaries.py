@@ -13,8 +13,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from elfmem.api import MemorySystem
 from tests.conftest import arun, git
 from tests.faults.kill import elfmem, killed
@@ -38,7 +36,6 @@ def _doctor(repo: Path) -> dict[str, dict[str, object]]:
     return {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
 
 
-@pytest.mark.xfail(strict=True, reason="elfmem deletes a committed temporary file on disk")
 def test_a_committed_temporary_file_is_left_alone_and_reported(repo: Path) -> None:
     _memory(repo)
     assert killed(elfmem(repo, "remember", "Deploys freeze on Fridays", fault="write.tmp"))
@@ -54,7 +51,6 @@ def test_a_committed_temporary_file_is_left_alone_and_reported(repo: Path) -> No
     assert "git rm" in str(check["fix"])
 
 
-@pytest.mark.xfail(strict=True, reason="a committed symlink makes elfmem write outside")
 def test_a_committed_link_in_place_of_a_memory_folder_is_refused(repo: Path) -> None:
     _memory(repo)
     outside = repo.parent / "outside"
