@@ -28,7 +28,7 @@ from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.block.text import shorten
 from elfmem.errors import BlockFormatError, ConflictError
-from elfmem.store import faults, locks
+from elfmem.store import conflicts, faults, locks
 from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
@@ -157,6 +157,8 @@ class MemoryWriter:
             for attempt in range(_MAX_ATTEMPTS):
                 result = self._attempt(build)
                 if result is not False:
+                    if isinstance(result, WriteResult) and result.tree_oid:
+                        conflicts.mark_clean(self.state, result.tree_oid)
                     faults.point("write.done")
                     if isinstance(result, WriteResult) and after is not None:
                         after(result, result.parent_tree_oid)
@@ -173,6 +175,7 @@ class MemoryWriter:
         ref = repo_mod.memory_ref(self.repo)
         tip = repo_mod.memory_commit(self.repo)
         view = MemoryView(self.repo, tip)
+        conflicts.ensure_clean(self.repo, self.state, view.tree)
         plan = build(view)
         if plan is None or not (plan.files or plan.raw):
             return None
