@@ -23,6 +23,19 @@ CLOSE_RE = re.compile(r"^>{7}(?: |$)")
 _ID_IN_RE = re.compile(r"^<!-- id: ([0-9a-f]{16})\b")
 
 
+def repair_steps(path: str) -> str:
+    """Merge a committed conflicted file again, by block id, as a new commit: unlike a reset to
+    before the merge, this drops no commit made since (docs/merging.md runs these verbatim)."""
+    where = path or "<file>"
+    return (
+        f"Let elfmem merge {where} by block id, in a new commit that drops no later commit: "
+        "`elfmem hooks install` (it registers the merge driver), then "
+        f"`m=$(git log -1 --merges --format=%H -- {where})`, "
+        f'`git restore --source="$(git merge-tree --write-tree "$m^1" "$m^2" | head -n 1)" '
+        f"-- {where}`, `git add {where} && git commit -m 'memory: merge {where} by block id'`."
+    )
+
+
 def conflict_recovery(path: str) -> str:
     """The fix for a conflict in ``path``: what a person does, since no write may guess it."""
     return (
@@ -31,10 +44,9 @@ def conflict_recovery(path: str) -> str:
         "only added blocks, deleting those lines keeps both), then `git add` it, commit, and run "
         f"`elfmem index check`. To take one side whole instead: `git checkout --theirs -- {path}` "
         f"(or `--ours`) during the merge; once it is committed, `git checkout HEAD^2 -- {path}` "
-        "(or `HEAD^1`) and commit. Or let elfmem merge it by block id: run `elfmem hooks "
-        "install` (it registers the merge driver), then redo the merge (`git merge --abort` "
-        "while it is in progress, `git reset --keep HEAD^` once it is committed, then the same "
-        "`git merge` or `git pull`), or run `elfmem sync`."
+        "(or `HEAD^1`, naming the merge commit for HEAD) and commit. While the merge is in "
+        "progress, `git merge --abort`, `elfmem hooks install` and the same `git merge` again "
+        f"merge it by block id. Once it is committed: {repair_steps(path)}"
     )
 
 
@@ -53,9 +65,9 @@ class Conflict:
         ids = ", ".join(self.block_ids) or "none"
         return BlockFormatError(
             f"unresolved git conflict (lines {self.open + 1}-{self.close + 1}); the blocks "
-            f"inside it are not served and the file cannot be written (ids: {ids}); to have "
-            "it merged by block id, redo the merge with elfmem's driver (`elfmem hooks "
-            "install`, then merge again) or run `elfmem sync`",
+            f"inside it are not served and nothing is written until it is resolved (ids: {ids}); "
+            "to have it merged by block id, merge it again with elfmem's driver (`elfmem hooks "
+            "install`, then the steps of the recovery)",
             path,
             self.open + 1,
             conflict_recovery(path),

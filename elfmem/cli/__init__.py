@@ -5,6 +5,8 @@ Each command is one call to ``MemorySystem`` and one render of its result.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from elfmem import __version__
@@ -76,6 +78,40 @@ def _register() -> None:
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
+    for name in WRITING:
+        _add_wait(cli.commands[name])
+
+
+WRITING = (
+    *("remember", "edit", "forget", "dream", "curate", "connect", "disconnect", "undo"),
+    *("outcome", "import", "import-upstream", "migrate", "migrate-embeddings", "init"),
+    *("mind", "peer", "review", "sync", "mode", "agent-docs"),
+)
+"""Commands that commit: each takes ``--wait SECONDS`` (in a group, each of its commands)."""
+
+
+def _set_wait(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    if value is not None:  # read by the store's write lock (elfmem/store/writelock.py)
+        os.environ["ELFMEM_WAIT"] = repr(value)
+
+
+def _add_wait(command: click.Command) -> None:
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _add_wait(sub)
+        return
+    command.params.append(
+        click.Option(
+            ["--wait"],
+            type=click.FloatRange(min=0),
+            default=None,
+            metavar="SECONDS",
+            expose_value=False,
+            is_eager=True,
+            callback=_set_wait,
+            help="Wait at most this long for another elfmem writer (default 10; 0: fail at once).",
+        )
+    )
 
 
 _register()

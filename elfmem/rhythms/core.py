@@ -176,6 +176,12 @@ class Core:
 
     def _warn(self, report: SyncReport) -> None:
         self.warnings.update((line, None) for e in report.errors for line in str(e).split("\n"))
+        self._warn_ledger()
+
+    def _warn_ledger(self) -> None:
+        broken = self.store.ledger_broken()
+        if broken is not None:
+            self.warnings[f"{broken.message} {broken.recovery}"] = None
 
     def sync_committed(self) -> None:
         """Bring the index to the branch tip for capture: committed blocks, no hand edits.
@@ -261,8 +267,17 @@ class Core:
         return encode(make_event(kind, agent=self.agent_id, block=block, ts=ts, **data))
 
     def record(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> None:
-        """Ledger lines as one notes commit: for operations on many blocks at once."""
-        self.store.append_events(lines_by_block, message)
+        """Ledger lines as one notes commit: for operations on many blocks at once. The events
+        of a write already committed go to the spool while the ledger ref is broken: the write
+        is reported as done, with a warning naming the ref and its repair."""
+        if not self.store.append_or_spool(lines_by_block, message):
+            self._warn_ledger()
+
+    def require_ledger(self) -> None:
+        """Refuse, before anything is done, an operation whose whole effect is on the ledger."""
+        broken = self.store.ledger_broken()
+        if broken is not None:
+            raise broken
 
     def spool(self, block_id: str, line: str) -> None:
         """One block's event through the fsynced spool: the heartbeat's path (remember, edit,

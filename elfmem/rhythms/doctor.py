@@ -153,15 +153,10 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
         _memory(core),
         _guard("hooks", lambda: _hooks(core)),
         _guard("merge driver", lambda: _merge_driver(core)),
-        Check(
-            "ledger",
-            store.ledger.tip() is not None,
-            f"refs/notes/elfmem at {str(store.ledger.tip())[:12]}"
-            if store.ledger.tip()
-            else "no notes yet",
-            "Remember something: the ledger starts with the first write.",
-        ),
+        _ledger(core),
         _guard("locks", lambda: _locks(core)),
+        _guard("write lock", lambda: _write_lock(core)),
+        _guard("files", lambda: _strays(core)),
         _guard("objects", lambda: _objects(core)),
         _guard("index", lambda: _index(core)),
         _guard("inbox", lambda: _inbox(core)),
@@ -184,6 +179,49 @@ def doctor(core: Core, resolve: Callable[[], str] | None = None, key_env: str = 
     else:
         checks.append(Check("llm", True, "none configured: dream runs its deterministic path"))
     return DoctorResult(checks)
+
+
+def _ledger(core: Core) -> Check:
+    broken = core.store.ledger_broken()
+    if broken is not None:
+        return Check("ledger", False, broken.message, broken.recovery)
+    tip = core.store.ledger.tip()
+    return Check(
+        "ledger",
+        tip is not None,
+        f"refs/notes/elfmem at {tip[:12]}" if tip else "no notes yet",
+        "Remember something: the ledger starts with the first write.",
+    )
+
+
+def _strays(core: Core) -> Check:
+    """Links and committed temporary files under .elfmem: plain git made them, elfmem never."""
+    links, temporaries = core.store.strays()
+    if not links and not temporaries:
+        return Check("files", True, "no links or leftover temporary files under .elfmem")
+    found = [f"{p} is a symbolic link (elfmem will not write through it)" for p in links]
+    found += [f"{p} is a temporary file of a killed write, committed" for p in temporaries]
+    fixes = [f"replace the link {p} with the folder itself, then commit" for p in links]
+    if temporaries:
+        fixes.append(
+            f"git rm -q --ignore-unmatch {' '.join(temporaries)} && git commit -m "
+            "'drop a temporary file a killed elfmem write left'"
+        )
+    return Check("files", False, "; ".join(found), "; ".join(fixes))
+
+
+def _write_lock(core: Core) -> Check:
+    who = core.store.write_lock_holder()
+    if who is None:
+        return Check("write lock", True, "free")
+    return Check(
+        "write lock",
+        False,
+        f"{core.store.state_dir / 'write.lock'} is held by {who}: writers wait for it, then "
+        "fail (exit 5)",
+        "Let that process finish; if it is stuck (paused, stopped), end it with `kill <pid>`: "
+        "the next elfmem command finishes or undoes its write.",
+    )
 
 
 def _hooks(core: Core) -> Check:

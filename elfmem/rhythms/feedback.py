@@ -66,6 +66,7 @@ def outcome(
         raise InvalidInput(
             "No block ids given.", "Pass the ids the result depended on, e.g. from recall."
         )
+    core.require_ledger()
     core.sync()
     rows = queries.get_blocks(core.db(), ids)
     unknown = [b for b in ids if b not in rows]

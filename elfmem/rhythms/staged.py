@@ -9,6 +9,7 @@ credentials; the memory's Markdown files are also parsed and checked for markers
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections.abc import Sequence
@@ -28,6 +29,8 @@ _ID_RE = re.compile(rb"^" + re.escape(_OPENER) + rb"(\S+)", re.M)
 """A block's id, scanned without a parse: files not staged are only looked through for ids."""
 SELF_PATH = f"{MEMORY_DIR}/{SELF_FILE}"
 ELFMEM_DIR = ".elfmem"
+JOURNAL = "elfmem/journal.json"
+"""The intent journal of elfmem's writer, in the git dir (``store/journal.py``)."""
 
 
 def run_git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
@@ -198,6 +201,53 @@ def _duplicates(files: dict[str, bytes], checked: set[str]) -> list[dict[str, An
     return problems
 
 
+def _journal(root: Path) -> dict[str, Any] | None:
+    """The intent journal of an elfmem write in progress or interrupted (``store/journal.py``),
+    read as JSON: importing the store would load pygit2 into every commit."""
+    where = run_git(root, "rev-parse", "--git-path", JOURNAL).decode().strip()
+    try:
+        raw = json.loads((root / where).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) and isinstance(raw.get("paths"), dict) else None
+
+
+def _interrupted(root: Path) -> list[dict[str, Any]]:
+    """Part, but not all, of an interrupted elfmem write staged for this commit.
+
+    A write changes its files one by one; killed in between, ``git add -A`` or ``commit -a``
+    would commit the files it already wrote with those it had not, which can leave a moving
+    block in two files. The journal names every path and the blob each was to hold."""
+    journal = _journal(root)
+    if journal is None:
+        return []
+    states = {p: s for p, s in journal["paths"].items() if s.get("after") != s.get("before")}
+    if not states:
+        return []
+    specs = [f":(top,literal){p}" for p in states]
+    out = run_git(root, "ls-files", "--stage", "-z", "--", *specs).decode()
+    staged = {
+        path: meta.split()[1]
+        for meta, _, path in (r.partition("\t") for r in out.split("\0") if r)
+        if len(meta.split()) == 3
+    }
+    taken = sorted(p for p, s in states.items() if staged.get(p) == s.get("after"))
+    left = sorted(p for p in states if p not in taken)
+    if not taken or not left:
+        return []
+    return [
+        _problem(
+            left[0],
+            1,
+            f"an elfmem write (process {journal.get('pid', '?')}) was interrupted, and this "
+            f"commit would take only part of it: {', '.join(taken)} as it wrote them but "
+            f"{', '.join(left)} as before, which can put a block in two files or none",
+            "Run any elfmem command (e.g. `elfmem status`): it finishes or undoes the write. "
+            "Then `git add` your own files and commit again.",
+        )
+    ]
+
+
 def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
     """Validate the files under ``.elfmem/`` as git's index holds them (``paths``, or those staged).
 
@@ -208,6 +258,7 @@ def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
     wanted = [p for p in paths if p.startswith(f"{ELFMEM_DIR}/")] if paths else _staged_paths(root)
     if not wanted:
         return StagedCheck([])
+    interrupted = _interrupted(root)
     blobs = _index_blobs(root)
     checked = sorted(p for p in set(wanted) if p in blobs)
     contents = _read_blobs(root, sorted(set(blobs.values())))
@@ -218,4 +269,4 @@ def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
         problems += found
         if not found and path != SELF_PATH and _is_memory_file(path):
             parsed[path] = contents[oid]
-    return StagedCheck(checked, problems + _duplicates(parsed, set(checked)))
+    return StagedCheck(checked, interrupted + problems + _duplicates(parsed, set(checked)))

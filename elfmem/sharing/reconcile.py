@@ -20,6 +20,7 @@ from elfmem.block.reconcile import reconcile
 from elfmem.errors import BlockFormatError, ElfmemError
 from elfmem.rhythms.results import Result
 from elfmem.store import repo as repo_mod
+from elfmem.store.conflicts import CommittedConflict
 from elfmem.store.treemerge import memory_blocks
 from elfmem.store.writer import FileEdit, Plan
 
@@ -158,6 +159,8 @@ def reconcile_if_needed(core: Core) -> ReconcileResult | None:
         return None
     try:
         return reconcile_memory(core, merge_base_tree(repo))
+    except CommittedConflict:
+        return None  # every read already warns about the region, with its fix
     except ElfmemError as exc:
         core.warnings[f"reconciliation after a merge skipped: {exc}"] = None
         return None

@@ -9,11 +9,11 @@ import pygit2
 
 from elfmem.block.secrets import check_note_lines
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import elsewhere, log
+from elfmem.store import elsewhere, log, strays, writelock
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
-from elfmem.store.notes import NotesLedger, anchor_for_block
+from elfmem.store.notes import LedgerBroken, NotesLedger, anchor_for_block
 from elfmem.store.objects import (
     GC_AUTO_DEFAULT,
     finish_fanout,
@@ -134,6 +134,16 @@ class Store:
             pass
         return foreign_locks(self.repo, refs)
 
+    def strays(self) -> tuple[list[str], list[str]]:
+        """(symbolic links under ``.elfmem``, temporary files git tracks there): for doctor."""
+        wd = self.workdir
+        links = strays.links_under(wd) if wd is not None else []
+        return links, strays.tracked_temporaries(self.repo) if wd is not None else []
+
+    def write_lock_holder(self) -> str | None:
+        """Who holds elfmem's write lock now (``pid N (command)``), or None (for doctor)."""
+        return writelock.held_by(self.state_dir / "write.lock")
+
     def loose_objects(self) -> tuple[int, int]:
         """(estimated loose objects, the ``gc.auto`` limit past which git packs them; 0: off)."""
         try:
@@ -165,7 +175,28 @@ class Store:
             self.ledger.append_blocks(wanted, message)
 
     def flush_spool(self) -> int:
+        """Move spooled events to the notes ref; while the ref is broken they stay in the
+        spool (durable, and folded by every read), and every command warns (``ledger_broken``)."""
+        if self.ledger.broken() is not None:
+            return 0
         return self.spool.flush(self.ledger, "elfmem: flush ledger spool")
+
+    def ledger_broken(self) -> LedgerBroken | None:
+        """Why ``refs/notes/elfmem`` names no notes commit, or None when it is usable."""
+        return self.ledger.broken()
+
+    def append_or_spool(self, lines_by_block: Mapping[str, Sequence[str]], message: str) -> bool:
+        """``append_events``, or, while the ledger ref is broken, the spool (False): for events of
+        a write already committed, which must not turn into a failure of that write."""
+        if self.ledger.broken() is None:
+            self.append_events(lines_by_block, message)
+            return True
+        self.spool.extend(
+            (anchor_for_block(block_id), line)
+            for block_id, lines in lines_by_block.items()
+            for line in lines
+        )
+        return False
 
     def spool_events(self, entries: Iterable[tuple[str, str]]) -> None:
         """Durably record high-rate events; flush them to the notes ref once the spool is large.

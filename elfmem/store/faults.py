@@ -16,6 +16,7 @@ POINTS: dict[str, str] = {
     "write.planned": "objects stored, nothing else: no journal yet",
     "write.journal": "journal written; index lock, files, git's index and the ref untouched",
     "write.index-locked": "git's index.lock taken (elfmem's own, named in the journal)",
+    "write.tmp": "a file's bytes are in its temporary file (.<name>.<pid>.tmp), not renamed yet",
     "write.file": "after each memory file is written to the working tree (#n: the n-th file)",
     "write.index": "git's index replaced; index.lock still held",
     "write.index-unlocked": "git's index stages the new blobs; the branch has not moved",

@@ -21,7 +21,7 @@ import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
 from elfmem.block.secrets import check_note_lines
-from elfmem.errors import ConflictError, InvalidInput
+from elfmem.errors import READ_ONLY_ERRNOS, ConflictError, InvalidInput, LockedError
 from elfmem.store import faults
 from elfmem.store.locks import RefIntent, present, ref_lock_path, wait_for
 from elfmem.store.objects import ObjectBatch
@@ -35,6 +35,51 @@ MAX_ATTEMPTS = 50
 
 _HEX = frozenset("0123456789abcdef")
 _Path = tuple[str, ...]
+
+
+REPAIR = (
+    f"If a clone or remote holds the ledger, restore it from there (`git fetch <remote> "
+    f"+{NOTES_REF}:{NOTES_REF}`); otherwise drop the damaged ref with `git update-ref -d "
+    f"{NOTES_REF}` (its history of use is lost; blocks are not), then run `elfmem sync` or any "
+    "command: events kept meanwhile are written to the new ledger."
+)
+
+
+class LedgerBroken(ConflictError):
+    """The notes ref names no notes commit: a missing object, or a blob or tree. Reads go on
+    without the ledger; nothing can be appended to it until it is repaired."""
+
+
+def broken_ledger(ref: str, target: str, what: str) -> LedgerBroken:
+    return LedgerBroken(
+        f"{ref} points at {target}, which is {what}, not a notes commit: the ledger (history "
+        "of use, outcomes, learned links) cannot be read or written.",
+        REPAIR.replace(NOTES_REF, ref),
+    )
+
+
+def _read_only(exc: Exception) -> LockedError | None:
+    """A ledger write the filesystem refused, as the locked kind (libgit2 reports it as text)."""
+    if isinstance(exc, OSError) and exc.errno in READ_ONLY_ERRNOS:
+        return LockedError(
+            f"cannot write {exc.filename or 'the ledger'}: {exc.strerror} (the repository is "
+            "read-only here, or not yours to write); nothing was recorded.",
+            READ_ONLY_RECOVERY,
+        )
+    text = str(exc)
+    if "Read-only file system" in text or "Permission denied" in text:
+        return LockedError(
+            f"cannot write the ledger ({text}); the repository is read-only here, or not yours "
+            "to write; nothing was recorded.",
+            READ_ONLY_RECOVERY,
+        )
+    return None
+
+
+READ_ONLY_RECOVERY = (
+    "Reads work on a read-only repository; to write, run elfmem where the repository and its "
+    ".git directory are writable by you."
+)
 
 
 def anchor_text(block_id: str) -> str:
@@ -166,8 +211,35 @@ class NotesLedger:
         return ref
 
     def tip(self) -> str | None:
-        ref = self._reference()
-        return None if ref is None else str(ref.target)
+        """The notes commit the ref names; None when there is none, or when the ref names no
+        notes commit (``broken`` says why): reads go on as if there were no ledger."""
+        try:
+            return self._checked_tip()
+        except LedgerBroken:
+            return None
+
+    def broken(self) -> LedgerBroken | None:
+        """Why the ref names no notes commit, or None when it is usable (or absent)."""
+        try:
+            self._checked_tip()
+        except LedgerBroken as exc:
+            return exc
+        return None
+
+    def _checked_tip(self, ref: pygit2.Reference | None = None) -> str | None:
+        ref = ref if ref is not None else self._reference()
+        if ref is None:
+            return None
+        target = str(ref.target)
+        try:
+            obj = self.repo.get(target)
+        except (ValueError, pygit2.GitError):
+            obj = None
+        if obj is None:
+            raise broken_ledger(self.ref, target, "an object this repository does not have")
+        if not isinstance(obj, pygit2.Commit):
+            raise broken_ledger(self.ref, target, f"a {obj.type_str}")
+        return target
 
     def tip_for(self, rev: pygit2.Commit) -> str | None:
         """The ledger as it stood at memory commit ``rev`` (``--at REV``): the newest notes commit
@@ -282,6 +354,9 @@ class NotesLedger:
             try:
                 return self._attempt(lines_by_anchor, message, author, committer)
             except (pygit2.GitError, OSError) as exc:  # tip moved or ref locked: re-read, retry
+                locked = _read_only(exc)
+                if locked is not None:
+                    raise locked from exc
                 last = exc
                 if self._stale_lock():
                     continue
@@ -300,7 +375,7 @@ class NotesLedger:
         committer: pygit2.Signature | None,
     ) -> str | None:
         ref = self._reference()
-        old_tip = None if ref is None else str(ref.target)
+        old_tip = self._checked_tip(ref)  # a broken ref is named, never retried or overwritten
         tree = self._tree(old_tip)
         changes: dict[_Path, pygit2.Oid | None] = {}
         batch = ObjectBatch(self.repo)

@@ -23,6 +23,7 @@ from elfmem.errors import ElfmemError
 from elfmem.store import locks
 from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, read
+from elfmem.store.objects import ObjectBatch
 from elfmem.store.tree import blob_at
 from elfmem.store.worktree import (
     Target,
@@ -74,9 +75,70 @@ class Recovery:
         elif tip == journal.commit:
             if worktree:
                 self.settle(journal, forward=paths)
-        elif worktree:
+        elif worktree and not self._finish_on_top(journal, ref, tip):
             self._settle_against(journal, tip)
         self.path.unlink(missing_ok=True)
+
+    def _finish_on_top(
+        self, journal: Journal, ref: pygit2.Reference | None, tip: str | None
+    ) -> bool:
+        """A person's commit on top of the base took part of the write (``git add -A`` after
+        the kill): commit the rest on top, with the write's own message, so no block is left
+        in two files. Only when every path the commit did not take is still as the base had it.
+        """
+        remaining = self._remaining(journal, tip)
+        if ref is None or tip is None or not remaining:
+            return False
+        head = self.repo.get(tip)
+        written = self.repo.get(journal.commit)
+        if not isinstance(head, pygit2.Commit) or not isinstance(written, pygit2.Commit):
+            return False
+        batch = ObjectBatch(self.repo)
+        changes = {
+            tuple(path.split("/")): (
+                pygit2.Oid(hex=after) if (after := journal.paths[path].after) else None
+            )
+            for path in remaining
+        }
+        tree = batch.edit(head.tree, changes) or batch.tree([])
+        batch.store()
+        commit = self.repo.create_commit(
+            None, written.author, written.committer, written.message, tree, [head.id]
+        )
+        try:
+            ref.set_target(commit, "elfmem: finish a write a crash left half committed")
+        except (pygit2.GitError, OSError):
+            return False  # the branch moved again: the paths are settled against it instead
+        self.settle(journal, forward=list(journal.paths))
+        return True
+
+    def _remaining(self, journal: Journal, tip: str | None) -> list[str]:
+        """The paths a commit on top of the journal's base left as the base had them, when it
+        took the write's other paths; empty when that is not the case."""
+        if tip is None or journal.base is None:
+            return []
+        head, base = self.repo.get(tip), self.repo.get(journal.base)
+        if not isinstance(head, pygit2.Commit) or not isinstance(base, pygit2.Commit):
+            return []
+        if not self.repo.descendant_of(head.id, base.id):
+            return []
+        taken, remaining = [], []
+        for path, state in journal.paths.items():
+            now = blob_at(self.repo, head.tree, path)
+            was = blob_at(self.repo, base.tree, path)
+            now_oid = str(now.id) if now is not None else None
+            was_oid = str(was.id) if was is not None else None
+            if was_oid == state.after:
+                continue  # the write left it as it was
+            if now_oid == state.after:
+                taken.append(path)
+            elif now_oid == was_oid:
+                if state.after is not None and pygit2.Oid(hex=state.after) not in self.repo:
+                    return []
+                remaining.append(path)
+            else:
+                return []  # changed since in another way: a person's own edit
+        return remaining if taken else []
 
     def _untouched_since(self, journal: Journal) -> bool:
         """No path was edited by hand after the kill: each holds the before or after blob."""
@@ -201,7 +263,9 @@ class Recovery:
             (self.state / f"{name}.lock").unlink(missing_ok=True)
         wd = repo_mod.memory_workdir(self.repo)
         if wd is not None:
-            remove_temporaries(wd, list(journal.paths))
+            index = self.repo.index
+            index.read(False)
+            remove_temporaries(wd, list(journal.paths), lambda rel: rel in index)
 
 
 def _keeper(

@@ -18,6 +18,7 @@ from pygit2.enums import RepositoryState
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.errors import NotFound, RepoStateError
 from elfmem.filelock import exclusive
+from elfmem.store import writelock
 
 _BLOCKING_STATES = {
     RepositoryState.MERGE: "a merge",
@@ -314,10 +315,17 @@ def identities(repo: pygit2.Repository, agent: str) -> tuple[Identity, Identity]
 def write_lock(repo: pygit2.Repository, name: str = "write") -> Iterator[None]:
     """Serialise elfmem processes on this machine around one critical section.
 
-    ``write`` guards memory commits (libgit2 also checks the ref update); ``notes-ref`` guards
-    the creation of the notes ref, which libgit2 cannot make conditional.
+    ``write`` guards memory commits (libgit2 also checks the ref update): a writer waits for
+    it at most ``writelock.wait_seconds()`` and then fails naming the holder, since a live
+    holder (a paused dream) may never let go. ``notes-ref`` and ``notes-merge`` guard a single
+    ref update and are held for milliseconds.
     """
-    with exclusive(state_dir(repo) / f"{name}.lock"):
+    path = state_dir(repo) / f"{name}.lock"
+    if name != "write":
+        with exclusive(path):
+            yield
+        return
+    with writelock.hold(path):
         yield
 
 

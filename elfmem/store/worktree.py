@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 import pygit2
@@ -53,13 +53,15 @@ def write_index(
     state: Path,
     targets: Mapping[str, Target],
     keep: Callable[[str, str | None], bool] | None = None,
+    unwritten: Collection[str] = (),
 ) -> None:
     """Stage ``targets`` in git's index; the caller holds ``index.lock``.
 
     ``keep`` None: the files were just written with exactly these bytes, so each entry takes
-    their stat data. Otherwise ``keep(rel, staged_oid)`` false leaves that path's entry as it
-    is, and stat data goes in only where the disk holds the staged blob (an entry with stat
-    data of other content would make git overlook a real change).
+    their stat data (but those in ``unwritten``, not on disk yet, go in without). Otherwise
+    ``keep(rel, staged_oid)`` false leaves that path's entry as it is, and stat data goes in
+    only where the disk holds the staged blob (an entry with stat data of other content would
+    make git overlook a real change).
     """
     workdir = Path(repo.workdir)
     real = Path(repo.path) / "index"
@@ -75,7 +77,9 @@ def write_index(
         if data is None or oid is None:
             if rel in index:
                 index.remove(rel)
-        elif keep is None or disk_oid(workdir, rel) == oid:
+        elif (keep is None and rel not in unwritten) or (
+            keep is not None and disk_oid(workdir, rel) == oid
+        ):
             stage(index, rel, workdir / rel, oid)
         else:
             index.add(pygit2.IndexEntry(rel, pygit2.Oid(hex=oid), FileMode.BLOB))
@@ -116,12 +120,16 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
+    faults.point("write.tmp")
     os.replace(tmp, path)
 
 
-def remove_temporaries(workdir: Path, paths: list[str]) -> None:
-    """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them."""
+def remove_temporaries(workdir: Path, paths: list[str], tracked: Callable[[str], bool]) -> None:
+    """Delete the half-written ``.<name>.<pid>.tmp`` files a killed writer left beside them,
+    but one git tracks (a person committed it): deleting it would leave a ``D`` in ``git
+    status`` for good; ``doctor`` reports it instead (``strays.py``)."""
     for rel in paths:
         target = workdir / rel
         for tmp in target.parent.glob(f".{target.name}.*.tmp"):
-            tmp.unlink(missing_ok=True)
+            if not tracked(tmp.relative_to(workdir).as_posix()):
+                tmp.unlink(missing_ok=True)

@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal
 
 import pygit2
@@ -26,13 +27,14 @@ from elfmem.block.layout import MEMORY_DIR
 from elfmem.block.model import Block
 from elfmem.block.render import render_file
 from elfmem.block.text import shorten
-from elfmem.errors import ConflictError
-from elfmem.store import faults, locks
+from elfmem.errors import BlockFormatError, ConflictError
+from elfmem.store import conflicts, faults, locks
 from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
 from elfmem.store.recovery import Recovery
 from elfmem.store.secretgate import check_plan
+from elfmem.store.strays import refuse_links
 from elfmem.store.view import MemoryView, remember_parsed
 from elfmem.store.worktree import Target, disk_oid, staged_oids, write_files, write_index
 
@@ -80,6 +82,19 @@ SUBJECT_WIDTH = 72
 """git's own advice for a subject line; longer ones are cut after a word (``shorten``)."""
 
 
+def _losing(view: MemoryView, plan: Plan) -> frozenset[str]:
+    """Repository paths of the plan whose new content drops a block id the file holds now."""
+    losing = {path for path, data in plan.raw.items() if data is None}
+    for relpath, edit in plan.files.items():
+        try:
+            before = {b.id for b in view.read(relpath)}
+        except BlockFormatError:
+            before = set()
+        if before - {b.id for b in edit.blocks}:
+            losing.add(f"{MEMORY_DIR}/{relpath}")
+    return frozenset(losing)
+
+
 def _message(plan: Plan, agent: str, carried: Sequence[str]) -> str:
     first = plan.subject.strip().splitlines()[0] if plan.subject.strip() else plan.op
     lines = [shorten(first, SUBJECT_WIDTH), ""]
@@ -106,6 +121,8 @@ class _Prepared:
     tree: pygit2.Oid
     targets: dict[str, Target]
     result: WriteResult
+    losing: frozenset[str] = frozenset()
+    """Paths whose new content drops a block id (or that are deleted): written last."""
 
 
 class MemoryWriter:
@@ -140,6 +157,8 @@ class MemoryWriter:
             for attempt in range(_MAX_ATTEMPTS):
                 result = self._attempt(build)
                 if result is not False:
+                    if isinstance(result, WriteResult) and result.tree_oid:
+                        conflicts.mark_clean(self.state, result.tree_oid)
                     faults.point("write.done")
                     if isinstance(result, WriteResult) and after is not None:
                         after(result, result.parent_tree_oid)
@@ -156,6 +175,7 @@ class MemoryWriter:
         ref = repo_mod.memory_ref(self.repo)
         tip = repo_mod.memory_commit(self.repo)
         view = MemoryView(self.repo, tip)
+        conflicts.ensure_clean(self.repo, self.state, view.tree)
         plan = build(view)
         if plan is None or not (plan.files or plan.raw):
             return None
@@ -163,6 +183,8 @@ class MemoryWriter:
         prepared = self._prepare(ref, tip, view, plan)
         if prepared is None:
             return None
+        if view.workdir is not None:
+            refuse_links(view.workdir, prepared.targets)
         journal, lock = self._journal(prepared, view)
         faults.point("write.journal")
         self._update_worktree(prepared, journal, lock)
@@ -229,7 +251,8 @@ class MemoryWriter:
             parsed,
         )
         targets = {path: (data, made[path]) for path, data in disk.items()}
-        return _Prepared(ref, tip, commit, sigs, message, tree_oid, targets, result)
+        losing = _losing(view, plan)
+        return _Prepared(ref, tip, commit, sigs, message, tree_oid, targets, result, losing)
 
     def _journal(
         self, prepared: _Prepared, view: MemoryView
@@ -270,8 +293,7 @@ class MemoryWriter:
                 return
             lock.take()
             faults.point("write.index-locked")
-            write_files(wd, prepared.targets)
-            write_index(self.repo, self.state, prepared.targets)
+            self._write_in_order(wd, prepared)
             faults.point("write.index")
         except BaseException:
             if lock is not None and lock.held:
@@ -282,6 +304,21 @@ class MemoryWriter:
             if lock is not None:
                 lock.release()
         faults.point("write.index-unlocked")
+
+    def _write_in_order(self, wd: Path, prepared: _Prepared) -> None:
+        """Files that gain blocks first, then git's index, then files that lose blocks.
+
+        A kill at any moment, followed by a person's ``git add -A`` or ``git commit -a``, then
+        commits a block twice at worst, never not at all: before a file loses a block, the
+        file gaining it is on disk *and* staged (``commit -a`` skips untracked files)."""
+        targets = prepared.targets
+        first = {p: t for p, t in targets.items() if p not in prepared.losing}
+        last = {p: t for p, t in targets.items() if p in prepared.losing}
+        write_files(wd, first)
+        if last:
+            write_index(self.repo, self.state, targets, unwritten=set(last))
+            write_files(wd, last)
+        write_index(self.repo, self.state, last if last else targets)
 
     def _move_branch(self, prepared: _Prepared) -> str | None:
         """The compare-and-swap that commits the write; None when the branch moved meanwhile

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from elfmem.api import MemorySystem
 from elfmem.cli import cli
 from elfmem.errors import BlockFormatError
+from elfmem.store.conflicts import CommittedConflict
 from tests.conftest import arun, git
 
 BASE = "Postgres pooling needs pgbouncer above 100 clients"
@@ -82,16 +83,18 @@ def test_a_committed_conflict_serves_the_blocks_outside_it_and_warns(repo: Path)
             assert ids["base"] in [b.id for b in found.blocks]
             assert system.take_warnings()  # warned again by the next command, once
             before = git(repo, "rev-parse", "HEAD")
-            with pytest.raises(BlockFormatError) as refused:
+            with pytest.raises(CommittedConflict) as refused:
                 await system.forget(ids["base"])
             assert f"{rel}:{opener}" in str(refused.value)
             assert "git checkout --theirs" in refused.value.recovery
-            with pytest.raises(BlockFormatError):
+            assert "git merge-tree" in refused.value.recovery  # merged again, nothing dropped
+            with pytest.raises(CommittedConflict):
                 await system.edit(ids["base"], content="changed")
-            with pytest.raises(BlockFormatError):
+            with pytest.raises(CommittedConflict):
                 await system.edit(ids["ours"], content="changed")  # inside the region
+            with pytest.raises(CommittedConflict):  # nothing lands on top of the markers
+                await system.remember(AFTER)
             assert git(repo, "rev-parse", "HEAD") == before
-            await system.remember(AFTER)  # another bucket (the inbox) is still written
             check = await system.index_check()
             assert not check.ok
             assert any(e["path"] == rel and e["line"] == opener for e in check.errors)
@@ -102,28 +105,33 @@ def test_a_committed_conflict_serves_the_blocks_outside_it_and_warns(repo: Path)
     assert "<<<<<<< HEAD" in bucket.read_text()  # nothing rewrote the file
 
 
-def test_dream_consolidates_into_a_fresh_bucket_and_leaves_the_conflict(repo: Path) -> None:
+def test_no_write_lands_on_top_of_a_committed_conflict(repo: Path) -> None:
+    """A later repair merges the file again; had a write landed on top, undoing the merge
+    (docs/merging.md) would have had to drop it."""
     bucket, ids = _conflicted(repo)
     before = bucket.read_bytes()
-    after = _remember(repo, AFTER, dream=False)
+    head = git(repo, "rev-parse", "HEAD")
 
     async def go() -> None:
         system = await MemorySystem.from_config(repo)
         try:
-            await system.dream(no_llm=True)
+            with pytest.raises(CommittedConflict):
+                await system.remember(AFTER)
+            with pytest.raises(CommittedConflict):
+                await system.forget(ids["base"])
             active = {b.id for b in (await system.ls(status="active")).blocks}
-            assert after in active and ids["base"] in active
+            assert ids["base"] in active  # reads go on
             assert any("unresolved git conflict" in w for w in system.take_warnings())
         finally:
             await system.close()
 
     arun(go())
     assert bucket.read_bytes() == before
-    assert AFTER in bucket.with_name(bucket.stem + "-2.md").read_text()
+    assert git(repo, "rev-parse", "HEAD") == head
     assert git(repo, "status", "--porcelain") == ""
 
 
-def test_a_conflicted_inbox_bucket_takes_no_more_blocks_but_capture_goes_on(repo: Path) -> None:
+def test_a_conflicted_inbox_bucket_stops_capture_with_the_fix(repo: Path) -> None:
     bucket, _ = _conflicted(repo)
     inbox = repo / ".elfmem" / "memory" / "log" / "knowledge" / bucket.name
     inbox.parent.mkdir(parents=True, exist_ok=True)
@@ -132,10 +140,11 @@ def test_a_conflicted_inbox_bucket_takes_no_more_blocks_but_capture_goes_on(repo
     git(repo, "commit", "-q", "-m", "a conflict in the inbox too")
     before = inbox.read_bytes()
     code, out, err = _cli(repo, "remember", AFTER)
-    assert code == 0, err
+    assert code == 4, err
     assert "Warning: " in err and "unresolved git conflict" in err
+    assert "Error: .elfmem/memory/" in err and "Recovery: Resolve the conflict" in err
     assert inbox.read_bytes() == before
-    assert AFTER in inbox.with_name(inbox.stem + "-2.md").read_text()
+    assert not inbox.with_name(inbox.stem + "-2.md").exists()
 
 
 def test_resolving_the_conflict_by_deleting_the_markers_serves_both_sides(repo: Path) -> None:

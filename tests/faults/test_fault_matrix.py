@@ -24,6 +24,7 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.block.layout import parse_bucket_path
 from elfmem.block.parse import parse_bytes
+from elfmem.rhythms.hooks import HOOK_NAMES, program
 from elfmem.store.faults import POINTS
 from tests.conftest import GIT_ENV, arun, git
 
@@ -47,6 +48,17 @@ CASES = [(op, point) for op in BRANCH_OPS for point in BRANCH_POINTS] + [
 ]
 
 
+PERSON: dict[str, tuple[bool, list[list[str]]]] = {
+    "add-all": (False, [["add", "-A"], ["commit", "-q", "-m", "mine"]]),
+    "add-all-hooks": (True, [["add", "-A"], ["commit", "-q", "-m", "mine"]]),
+    "commit-a": (False, [["commit", "-q", "-a", "-m", "mine"]]),
+    "commit-a-hooks": (True, [["commit", "-q", "-a", "-m", "mine"]]),
+}
+"""What a person types after a kill, each on its own copy of the killed state: everything
+committed at once (``git add -A``, ``git commit -a``), with and without elfmem's hooks."""
+HAND_CASES = [(op, point, how) for op, point in CASES for how in PERSON]
+
+
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], dict[str, Any]]:
     home = tmp_path_factory.mktemp("home")
@@ -67,7 +79,8 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], di
         {"op": op, "point": point, "dir": str(work / f"{op}-{point.replace('#', '-')}")}
         for op, point in CASES
     ]
-    spec = {"base": str(base), "cases": cases, "out": str(work / "out.json")}
+    copies = ["b", *PERSON]
+    spec = {"base": str(base), "cases": cases, "out": str(work / "out.json"), "copies": copies}
     (work / "spec.json").write_text(json.dumps(spec))
     subprocess.run(
         [sys.executable, "-m", "tests.faults.worker", str(work / "spec.json")],
@@ -161,8 +174,69 @@ def test_a_plain_git_commit_right_after_the_kill_reverts_no_block(
 
 
 def _person_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **GIT_ENV}
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
+
+
+@pytest.fixture(scope="module")
+def hooks_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """elfmem's hook programs, as `elfmem hooks install` writes them, for core.hooksPath."""
+    where = tmp_path_factory.mktemp("hooks")
+    for name in HOOK_NAMES:
+        (where / name).write_bytes(program(name, sys.executable))
+        (where / name).chmod(0o755)
+    return where
+
+
+def _commit_everything(root: Path, hooks: Path | None, steps: list[list[str]]) -> bool:
+    """The person's commands; a lock git names as stale is deleted, as git's message says
+    (``rm .git/index.lock``). True when the commit was made; False when elfmem's pre-commit
+    hook refused it (the only refusal allowed)."""
+    config = ["-c", f"core.hooksPath={hooks}"] if hooks is not None else []
+    for _ in range(4):
+        failed = None
+        for step in steps:
+            proc = _person_git(root, *config, *step)
+            if proc.returncode:
+                failed = proc
+                break
+        if failed is None:
+            return True
+        lock = re.search(r"Unable to create '([^']+\.lock)'", failed.stderr)
+        if lock is None:
+            assert hooks is not None and "elfmem" in failed.stderr, failed.stderr
+            return False
+        Path(lock.group(1)).unlink()
+    raise AssertionError("the person could not commit")
+
+
+@pytest.mark.parametrize(
+    ("op", "point", "how"), HAND_CASES, ids=[f"{o}@{p}-{h}" for o, p, h in HAND_CASES]
+)
+def test_committing_everything_by_hand_after_the_kill_loses_no_block(
+    matrix: dict[tuple[str, str], dict[str, Any]], hooks_dir: Path, op: str, point: str, how: str
+) -> None:
+    """The person deletes the stale lock and commits all they have (``git add -A && git
+    commit``, or ``git commit -a``), hooks installed or not. After the next elfmem call every
+    block the memory held before the interrupted write is in HEAD (archive included)."""
+    root = Path(matrix[(op, point)]["dir"]) / how
+    journal = root / ".git" / "elfmem" / "journal.json"
+    before = set(_committed_blocks(root))
+    if journal.exists():  # the write may remove a block (undo of a remember); nothing else may
+        pending = json.loads(journal.read_text())
+        before = set(_committed_blocks(root, pending["base"]))
+        before &= set(_committed_blocks(root, pending["commit"]))
+    (root / "README.md").write_text("a person's edit\n")
+    with_hooks, steps = PERSON[how]
+    if ["add", "-A"] in steps:
+        (root / "mine.txt").write_text("a person's new file\n")
+    committed = _commit_everything(root, hooks_dir if with_hooks else None, steps)
+    arun(arun(MemorySystem.from_config(root)).close())  # the next elfmem call
+    if not committed:  # refused by the hook: after elfmem finished its write, it goes through
+        assert _commit_everything(root, hooks_dir, steps)
+    lost = before - set(_committed_blocks(root))
+    assert not lost, f"blocks lost: {sorted(lost)}"
+    _check_through_elfmem(root, None)
 
 
 def _pending_blocks(root: Path) -> dict[str, str] | None:

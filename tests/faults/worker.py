@@ -3,7 +3,7 @@
 Started once per test run as ``python -m tests.faults.worker <spec.json>``: it imports elfmem
 and loads the model once, then forks one child per case, so a case costs a fork, not an
 interpreter start. Each case runs on its own copy of a prepared repository; after the child is
-gone the killed state is copied once more, for the check that a person commits on top of it.
+gone the killed state is copied once more for each check in which a person commits on top of it.
 """
 
 from __future__ import annotations
@@ -143,8 +143,11 @@ def _start(base: Path, case: dict[str, Any], ids: list[str]) -> int:
     return pid
 
 
-def run_cases(base: Path, cases: list[dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
-    """Two children at a time (the machine the suite targets has two cores)."""
+def run_cases(
+    base: Path, cases: list[dict[str, Any]], ids: list[str], copies: list[str]
+) -> list[dict[str, Any]]:
+    """Two children at a time (the machine the suite targets has two cores); each killed
+    state is copied once per check that acts on it (``copies``)."""
     pending, done = list(cases), []
     running: dict[int, dict[str, Any]] = {}
     while pending or running:
@@ -154,7 +157,8 @@ def run_cases(base: Path, cases: list[dict[str, Any]], ids: list[str]) -> list[d
             continue
         pid, status = os.waitpid(-1, 0)
         case = running.pop(pid)
-        shutil.copytree(Path(case["dir"]) / "a", Path(case["dir"]) / "b", symlinks=True)
+        for name in copies:
+            shutil.copytree(Path(case["dir"]) / "a", Path(case["dir"]) / name, symlinks=True)
         killed = os.WIFSIGNALED(status) and os.WTERMSIG(status)
         done.append({**case, "signal": killed, "status": status})
     return done
@@ -164,7 +168,7 @@ def main(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     base = Path(spec["base"])
     ids = asyncio.run(prepare(base))
-    results = run_cases(base, spec["cases"], ids)
+    results = run_cases(base, spec["cases"], ids, spec.get("copies", ["b"]))
     Path(spec["out"]).write_text(json.dumps({"ids": ids, "cases": results}))
 
 

@@ -61,22 +61,26 @@ def mcp_requests(repo: Path) -> Path:
     return path
 
 
-def script(repo: Path) -> str:
+def script(repo: Path, commands: list[list[str]] | None = None) -> str:
     """Shell lines: each command, then a marker line with its exit code; then an MCP burst."""
     cli = f"{sys.executable} -m elfmem.cli -C {repo}"
+    if commands is not None:
+        return "\n".join(f'{cli} {" ".join(c)}; echo "@@ {c[0]} $?"' for c in commands)
     lines = [f'{cli} {" ".join(c)}; echo "@@ {" ".join(c)} $?"' for c in READS]
     lines.append(f'{cli} remember "a write"; echo "@@ remember $?"')
     lines.append(f'{cli} serve < {mcp_requests(repo)}; echo "@@ serve $?"')
     return "\n".join(lines)
 
 
-def run_read_only(repo: Path) -> subprocess.CompletedProcess[str]:
+def run_read_only(
+    repo: Path, commands: list[list[str]] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if os.geteuid() != 0:
         subprocess.run(["chmod", "-R", "a-w", str(repo)], check=True)
         try:
             return subprocess.run(
-                ["sh", "-c", script(repo)], capture_output=True, text=True, env=env
+                ["sh", "-c", script(repo, commands)], capture_output=True, text=True, env=env
             )
         finally:
             subprocess.run(["chmod", "-R", "u+w", str(repo)], check=True)
@@ -87,7 +91,7 @@ def run_read_only(repo: Path) -> subprocess.CompletedProcess[str]:
     if probe.returncode != 0:
         pytest.skip(f"no mount namespace here: {probe.stderr.decode().strip()}")
     return subprocess.run(
-        ["unshare", "-m", "sh", "-c", f"{mount} && {script(repo)}"],
+        ["unshare", "-m", "sh", "-c", f"{mount} && {script(repo, commands)}"],
         capture_output=True,
         text=True,
         env=env,
@@ -115,3 +119,17 @@ def test_reads_work_and_writes_are_locked_on_a_read_only_repository(memory: Path
     assert "canary" in done.stdout  # recall and ls answered with the blocks
     assert "Error: cannot write" in done.stderr and "Recovery: Reads work" in done.stderr
     assert sorted(p.name for p in (memory / ".git" / "elfmem").iterdir()) == before
+
+
+def test_outcome_on_a_read_only_repository_is_locked_at_once(memory: Path) -> None:
+    listed = subprocess.run(
+        [sys.executable, "-m", "elfmem.cli", "-C", str(memory), "ls", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    block_id = json.loads(listed.stdout)["blocks"][0]["id"]
+    done = run_read_only(memory, [["outcome", block_id, "0.9"]])
+    assert "@@ outcome 5" in done.stdout.splitlines(), done.stderr
+    assert "Error: cannot write" in done.stderr and "attempts" not in done.stderr
