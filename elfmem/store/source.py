@@ -30,6 +30,8 @@ class GitSource:
         self._fixed = commit
         wd = memory_workdir(repo)
         self._root = wd / MEMORY_DIR if wd is not None and commit is None else None
+        if self._root is not None and wd is not None and _through_link(wd, MEMORY_DIR):
+            self._root = None  # a linked memory folder is never read: the tree is (doctor says)
 
     def _commit(self) -> pygit2.Commit | None:
         return self._fixed if self._fixed is not None else memory_commit(self.repo)
@@ -94,16 +96,31 @@ class GitSource:
         return out
 
     def read_worktree(self, path: str) -> bytes:
+        """The file on disk; through a link, the committed file instead: elfmem follows no link
+        under .elfmem/ (doctor names it), so a link reads as no hand edit."""
         if self._root is None:
             raise FileNotFoundError(path)
+        if _through_link(self._root, path):
+            return self._committed(path)
         return (self._root / path).read_bytes()
+
+    def _committed(self, path: str) -> bytes:
+        tree = memory_tree(self._commit())
+        try:
+            entry = tree[path] if tree is not None else None
+        except KeyError:
+            entry = None
+        blob = self.repo.get(entry.id) if entry is not None else None
+        if not isinstance(blob, pygit2.Blob):
+            raise FileNotFoundError(path)
+        return blob.data
 
     def blob_oid_of(self, data: bytes) -> str:
         return str(pygit2.hash(data))
 
     def read_self(self) -> str:
         """The raw constitution, from disk when it has a working tree, else from the tree."""
-        if self._root is not None:
+        if self._root is not None and not _through_link(self._root, SELF_FILE):
             try:
                 return (self._root / SELF_FILE).read_text(encoding="utf-8")
             except FileNotFoundError:
@@ -116,3 +133,13 @@ class GitSource:
         except KeyError:
             return ""
         return blob.data.decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else ""
+
+
+def _through_link(base: os.PathLike[str] | str, rel: str) -> bool:
+    """Some component of ``rel`` under ``base`` is a symbolic link on disk."""
+    here = os.fspath(base)
+    for part in rel.split("/"):
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return True
+    return False

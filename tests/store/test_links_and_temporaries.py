@@ -67,3 +67,26 @@ def test_a_committed_link_in_place_of_a_memory_folder_is_refused(repo: Path) -> 
     assert git(repo, "rev-parse", "HEAD") == head
     check = _doctor(repo)["files"]
     assert not check["ok"] and LOG.as_posix() in str(check["detail"])
+
+
+def test_a_link_under_the_memory_folder_is_never_read_as_a_hand_edit(repo: Path) -> None:
+    """A bucket file replaced on disk by a link to a file elsewhere: reads follow the committed
+    tree, never the link's target (doctor names the link)."""
+    _memory(repo)
+    [bucket] = [p for p in (repo / LOG).iterdir() if p.suffix == ".md"]
+    outside = repo.parent / "elsewhere.md"
+    outside.write_text(bucket.read_text().replace("pager rota", "ferry timetable"))
+    bucket.unlink()
+    bucket.symlink_to(outside)
+
+    async def asked(query: str) -> list[str]:
+        system = await MemorySystem.from_config(repo)
+        try:
+            return [b.content for b in (await system.recall(query, reinforce=False)).blocks]
+        finally:
+            await system.close()
+
+    assert arun(asked("ferry timetable")) == []
+    assert arun(asked("pager rota")) == ["The pager rota changes on Mondays"]
+    check = _doctor(repo)["files"]
+    assert not check["ok"] and bucket.name in str(check["detail"])
