@@ -7,6 +7,7 @@ that changes whenever its vectors would: the index refuses to mix vectors of two
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -52,6 +53,15 @@ def normalise_rows(matrix: npt.ArrayLike) -> Matrix:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     out: Matrix = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
     return out
+
+
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file, read in 1 MiB chunks: a model's weights are tens of MB."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def make_embedder(spec: Mapping[str, object] | object | None = None) -> Embedder:

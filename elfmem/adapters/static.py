@@ -10,7 +10,6 @@ which costs several times the load itself on every CLI call.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
+from elfmem.adapters.embedding import Matrix, file_sha256, normalise_rows, text_list
 from elfmem.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ class StaticEmbedder:
             dtype = str(self._read_config().get("embedding_dtype", "float32"))
             name = _DEFAULT_NAME if self.path.resolve() == DEFAULT_MODEL_DIR else "m2v"
             label = f"{name}-{self.dimensions}-{_DTYPE_TAGS.get(dtype, dtype)}"
-            self._identity = f"static:{label}:{_sha256(self.path / MODEL_FILES[0])[:12]}"
+            self._identity = f"static:{label}:{file_sha256(self.path / MODEL_FILES[0])[:12]}"
         return self._identity
 
     @property
@@ -188,11 +187,3 @@ def _mean_rows(table: Matrix, ids: list[list[int]]) -> Matrix:
         if token_ids:
             out[row] = table[token_ids].mean(axis=0)
     return out
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -19,7 +19,6 @@ per model file and process, so every memory a process opens shares it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
+from elfmem.adapters.embedding import Matrix, file_sha256, normalise_rows, text_list
 from elfmem.adapters.models import ModelSpec
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.errors import ConfigError
@@ -161,16 +160,8 @@ def _check_weights(spec: ModelSpec, weights: Path) -> None:
             f"The embedding model {spec.name} is not installed ({weights}: {exc.strerror}).",
             spec.recovery,
         ) from exc
-    if size != spec.size or _sha256(weights) != spec.sha256:
+    if size != spec.size or file_sha256(weights) != spec.sha256:
         raise ConfigError(
             f"{weights} is not the pinned {spec.name} model (size or sha256 differs).",
             spec.recovery,
         )
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
