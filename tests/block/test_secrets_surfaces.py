@@ -114,7 +114,7 @@ def test_batch_refuses_what_a_single_remember_refuses(
     batch.write_text(json.dumps({"content": "fine"}) + "\n" + json.dumps({"content": content}))
     code, out, err = cli_run(memory, "remember", "--batch", str(batch))
     assert code == 2, (out, err)
-    assert err.startswith("Error: Record 2: Refused: ")
+    assert err.startswith("Error: ") and "line 2 (record 2): Refused: " in err
     assert history(memory) == before
 
 
