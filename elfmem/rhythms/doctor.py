@@ -16,7 +16,8 @@ from typing import Any
 from elfmem.block.layout import MEMORY_DIR
 from elfmem.config import CONFIG_PATH
 from elfmem.errors import ElfmemError
-from elfmem.index import queries, sync
+from elfmem.index import queries
+from elfmem.index.embedding import backlog
 from elfmem.rhythms import hooks, maintenance
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
@@ -303,8 +304,15 @@ def _inbox(core: Core) -> Check:
 
 
 def _embedder(core: Core) -> Check:
+    """The model embeds, and how many blocks still wait for its vectors (after a change of
+    model, all of them): reported, never embedded here, so doctor stays quick on any memory."""
     vec = core.embedder.embed(["doctor check"])
-    sync(core.db(), core.store.source(), core.embedder)
-    return Check(
-        "embedder", vec.shape[0] == 1, f"{core.embedder.identity} ({core.embedder.dimensions} dims)"
-    )
+    detail = f"{core.embedder.identity} ({core.embedder.dimensions} dims)"
+    waiting, other_model = backlog(core.db(), core.embedder)
+    if waiting:
+        why = "the stored vectors are another model's" if other_model else "not embedded yet"
+        detail += (
+            f"; {waiting} blocks wait for its vectors ({why}): `elfmem index update` or "
+            "`elfmem dream` embeds them, and recall ranks them by their words until then"
+        )
+    return Check("embedder", vec.shape[0] == 1, detail)
