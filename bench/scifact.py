@@ -57,6 +57,12 @@ def load(data: Path) -> tuple[list[dict[str, str]], list[dict[str, str]], dict[s
     return docs, [q for q in queries if q["_id"] in qrels], qrels
 
 
+def same_text(text: str) -> str:
+    """A text with its runs of white space made one space: capture trims the spaces many abstracts
+    hold before a line break, so a block's content is not byte for byte the abstract it stores."""
+    return " ".join(text.split())
+
+
 def metrics(ranked: list[str], gold: set[str]) -> dict[str, float]:
     dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
     idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
@@ -87,7 +93,7 @@ async def run(args: argparse.Namespace, where: Path) -> None:
     if args.quick:
         queries = queries[::4]
     system = await build(docs, where, args.model)
-    by_content = {f"{d['title']}\n\n{d['text']}": d["_id"] for d in docs}
+    by_content = {same_text(f"{d['title']}\n\n{d['text']}"): d["_id"] for d in docs}
     texts = [f"{d['title']} {d['text']}" for d in docs]
     bm25 = BM25Okapi([tokens(t) for t in texts], k1=1.5, b=0.75)
     model = system._core.embedder
@@ -104,7 +110,9 @@ async def run(args: argparse.Namespace, where: Path) -> None:
                 reinforce=False,
                 settings=VARIANTS[name],
             )
-            rows[name].append(metrics([by_content.get(b.content, "") for b in res.ranked], gold))
+            rows[name].append(
+                metrics([by_content.get(same_text(b.content), "") for b in res.ranked], gold)
+            )
         scores = bm25.get_scores(tokens(q["text"]))
         rows["bm25"].append(metrics([docs[i]["_id"] for i in np.argsort(-scores)[:10]], gold))
         cos = matrix @ model.embed([q["text"]])[0]
