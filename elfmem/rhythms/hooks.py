@@ -56,7 +56,7 @@ fi
 if command -v elfmem >/dev/null 2>&1; then
     elfmem hook "$hook" "$@" </dev/null || status=$?
 elif "$python" -c 'import elfmem' >/dev/null 2>&1; then
-    "$python" -c 'from elfmem.cli import main; main()' hook "$hook" "$@" </dev/null || status=$?
+    "$python" -c 'from elfmem.launch import main; main()' hook "$hook" "$@" </dev/null || status=$?
 else
     echo "elfmem: not found, so its $hook hook did nothing (run: elfmem hooks uninstall)" >&2
 fi
@@ -79,7 +79,7 @@ fi
     printf '%s\\n' "$input" | elfmem hook "$hook" "$@" || status=$?
 elif "$python" -c 'import elfmem' >/dev/null 2>&1; then
     printf '%s\\n' "$input" |
-        "$python" -c 'from elfmem.cli import main; main()' hook "$hook" "$@" || status=$?
+        "$python" -c 'from elfmem.launch import main; main()' hook "$hook" "$@" || status=$?
 else
     echo "elfmem: not found, so its $hook hook did nothing (run: elfmem hooks uninstall)" >&2
 fi

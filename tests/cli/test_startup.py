@@ -8,8 +8,12 @@ numpy, pygit2, the MCP SDK or an LLM client.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from elfmem.cli import lookalikes
 from elfmem.rhythms import lookalikes as logic
@@ -50,3 +54,35 @@ def test_a_hook_with_nothing_to_do_loads_nothing_heavy() -> None:
 
 def test_the_cli_spells_the_lookalike_actions_as_the_rhythm_does() -> None:
     assert lookalikes.ACTIONS == logic.ACTIONS
+
+
+def _interrupted_once(after: str, repo: Path) -> subprocess.CompletedProcess[str]:
+    """The installed ``elfmem status``, sent SIGINT the moment ``after`` has been imported
+    (``-X importtime`` reports each import as it completes), so it lands while loading."""
+    script = Path(sys.executable).parent / "elfmem"
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", str(script), "-C", str(repo), "status"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.split("|")[-1].strip() == after:
+            proc.send_signal(signal.SIGINT)
+            break
+    out, err = proc.communicate(timeout=120)
+    said = "\n".join(x for x in err.splitlines() if not x.startswith("import time:"))
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, said)
+
+
+def test_ctrl_c_while_starting_exits_130_without_a_traceback(repo: Path) -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        pytest.skip("SIGINT is ignored here (nohup), and so in the child")
+    starting = _interrupted_once("elfmem.launch", repo)  # while the command line loads
+    assert starting.returncode == 130, starting.stderr
+    assert "Traceback" not in starting.stderr and "KeyboardInterrupt" not in starting.stderr
+    assert "interrupted (Ctrl-C)" in starting.stderr
+    running = _interrupted_once("elfmem.cli", repo)  # while the command imports what it needs
+    assert running.returncode == 130, running.stderr
+    assert "Traceback" not in running.stderr and "interrupted (Ctrl-C)" in running.stderr
