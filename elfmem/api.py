@@ -159,6 +159,9 @@ class MemorySystem(
                 f"this checkout holds no memory, but branch {branch} does: run "
                 f"`git switch {branch}` (not `elfmem init`, which would start a second memory)"
             ] = None
+        advice = store.pull_advice()
+        if advice is not None:  # a pull stopped on memory files: said on every command
+            core.warnings[advice] = None
         return cls(core)
 
     @classmethod

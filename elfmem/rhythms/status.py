@@ -96,6 +96,9 @@ def status(core: Core) -> StatusResult:
         health, suggestion = "empty", _empty_suggestion(core)
     else:
         health, suggestion = "good", "Memory healthy. No action required."
+    advice = core.store.pull_advice()  # a pull that stopped on memory files comes first
+    if advice is not None:
+        suggestion = advice[0].upper() + advice[1:].rstrip(".") + "."
     return StatusResult(
         session="active" if open_session else "none",
         session_hours=round(hours, 2),
