@@ -32,6 +32,11 @@ if _PREVIOUS is signal.default_int_handler:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--version"]:  # what scripts ask most often: no need to load click
+        from elfmem import __version__
+
+        sys.stdout.write(f"elfmem, version {__version__}\n")
+        return
     try:
         from elfmem.cli import main as cli_main
     except KeyboardInterrupt:

@@ -2,7 +2,8 @@
 
 Times are measured by bench/startup.py, never asserted; these tests keep the cause away: the
 modules behind ``--version``, ``--help`` and a hook with nothing to do must not pull in the API,
-numpy, pygit2, the MCP SDK or an LLM client.
+numpy, pygit2, the MCP SDK or an LLM client, and ``remember`` and ``status`` load neither the
+embedding runtime, the MCP SDK, an LLM client, nor the layers of recall, dream and sharing.
 """
 
 from __future__ import annotations
@@ -86,3 +87,49 @@ def test_ctrl_c_while_starting_exits_130_without_a_traceback(repo: Path) -> None
     running = _interrupted_once("elfmem.cli", repo)  # while the command imports what it needs
     assert running.returncode == 130, running.stderr
     assert "Traceback" not in running.stderr and "interrupted (Ctrl-C)" in running.stderr
+
+
+PROBE = """
+import atexit, json, sys
+atexit.register(lambda: sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n"))
+sys.argv = ["elfmem", *sys.argv[1:]]
+from elfmem.launch import main
+main()
+"""
+PACKAGES_UNUSED_BY_WRITES = (
+    *("onnxruntime", "tokenizers", "model2vec", "safetensors", "mcp", "openai", "anthropic"),
+)
+LAYERS_UNUSED_BY_WRITES = (
+    *("elfmem.retrieval.pipeline", "elfmem.rhythms.recall", "elfmem.rhythms.dream"),
+    *("elfmem.rhythms.doctor", "elfmem.rhythms.maintenance", "elfmem.sharing.sync"),
+    *("elfmem.sharing.exchange", "elfmem.sharing.peers", "elfmem.identity.review", "elfmem.mcp"),
+)
+
+
+def _loaded_by(*argv: str) -> set[str]:
+    """The modules a whole ``elfmem`` process had loaded when it exited."""
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("MODULES "))
+    return set(json.loads(line.removeprefix("MODULES ")))
+
+
+def test_version_loads_only_the_package_itself() -> None:
+    loaded = _loaded_by("--version")
+    assert sorted(m for m in loaded if m.startswith("elfmem")) == ["elfmem", "elfmem.launch"]
+    assert "click" not in loaded
+
+
+def test_remember_and_status_load_no_model_runtime_sdk_or_other_layers(repo: Path) -> None:
+    assert _loaded_by("-C", str(repo), "init", "--name", "Ada")  # a real memory to use
+    for argv in (["remember", "The pool holds 20 connections"], ["status"]):
+        loaded = _loaded_by("-C", str(repo), *argv)
+        assert "elfmem.api" in loaded and "pygit2" in loaded, argv  # it did run the command
+        heavy = sorted(m for m in loaded if m.split(".")[0] in PACKAGES_UNUSED_BY_WRITES)
+        assert heavy == [], argv
+        assert [m for m in LAYERS_UNUSED_BY_WRITES if m in loaded] == [], argv
