@@ -133,3 +133,29 @@ def test_remember_and_status_load_no_model_runtime_sdk_or_other_layers(repo: Pat
         heavy = sorted(m for m in loaded if m.split(".")[0] in PACKAGES_UNUSED_BY_WRITES)
         assert heavy == [], argv
         assert [m for m in LAYERS_UNUSED_BY_WRITES if m in loaded] == [], argv
+
+
+def test_the_installed_post_checkout_hook_starts_no_python_for_a_checkout_of_files(
+    repo: Path, tmp_path: Path
+) -> None:
+    from elfmem.rhythms import hooks
+
+    program = repo / "post-checkout"
+    program.write_bytes(hooks.program("post-checkout"))
+    program.chmod(0o755)
+    stand_in = tmp_path / "bin" / "elfmem"  # records each time the hook starts elfmem
+    stand_in.parent.mkdir()
+    stand_in.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "started"}\n')
+    stand_in.chmod(0o755)
+    env = {"PATH": f"{stand_in.parent}:/usr/bin:/bin"}
+    for args in (["a" * 40, "b" * 40, "0"], ["a" * 40, "a" * 40, "1"]):  # files; same commit
+        subprocess.run([str(program), *args], cwd=repo, env=env, check=True)
+    assert not (tmp_path / "started").exists()
+    subprocess.run([str(program), "a" * 40, "b" * 40, "1"], cwd=repo, env=env, check=True)
+    assert (tmp_path / "started").read_text().split() == [
+        "hook",
+        "post-checkout",
+        "a" * 40,
+        "b" * 40,
+        "1",
+    ]
