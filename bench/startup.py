@@ -7,10 +7,12 @@ the same folder so a busy machine shows in both columns. ``recall`` loads the em
 that load is timed apart in its own process (import, load, one embed) and subtracted, so the
 ``recall`` row shows what elfmem itself adds.
 
-    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR]
+    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--source DIR]
 
-The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``);
-``--keep DIR`` reuses it on later runs.
+The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``, then
+``hooks install``); ``--keep DIR`` reuses it on later runs. ``--source DIR`` times the elfmem
+package found in DIR instead of the installed one (e.g. ``git archive REV elfmem | tar -x -C
+DIR``), for a before-and-after table measured in the same minutes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 ELFMEM = str(BIN / "elfmem")
+FROM_SOURCE = """import sys
+try:
+    from elfmem.launch import main
+except ImportError:  # a tree from before elfmem.launch
+    from elfmem.cli import main
+sys.argv[0] = "elfmem"
+main()
+"""
 WORDS = (
     "postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
     "backup restore schema migration token session cookie header proxy gateway kafka topic"
@@ -63,11 +73,14 @@ def fill(folder: Path, blocks: int) -> None:
     subprocess.run(
         [ELFMEM, "-C", str(folder), "dream", "--no-llm"], check=True, capture_output=True
     )
+    subprocess.run([ELFMEM, "-C", str(folder), "hooks", "install"], check=True, capture_output=True)
 
 
-def once(argv: list[str], cwd: Path) -> float:
+def once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
     return time.perf_counter() - start
 
 
@@ -78,15 +91,18 @@ def model_load() -> float:
     return float(out.stdout.strip())
 
 
-def commands(n: int) -> list[tuple[str, list[str]]]:
-    """Each row: its label and argv; ``{n}`` makes each ``remember`` new, not a duplicate."""
+def commands(n: int, elfmem: list[str]) -> list[tuple[str, list[str]]]:
+    """Each row: its label and argv; ``{n}`` makes each ``remember`` new, not a duplicate. The
+    hook program is what git runs on a checkout of files; ``elfmem hook`` is the command it
+    would start."""
     return [
-        ("--version", [ELFMEM, "--version"]),
-        ("--help", [ELFMEM, "--help"]),
-        ("hook, nothing to do", [ELFMEM, "hook", "post-checkout", "HEAD", "HEAD", "0"]),
-        ("remember", [ELFMEM, "remember", f"start-up bench note {n}: the pool needs pgbouncer"]),
-        ("status", [ELFMEM, "status"]),
-        ("recall", [ELFMEM, "recall", "connection pooling", "--top-k", "5"]),
+        ("--version", [*elfmem, "--version"]),
+        ("--help", [*elfmem, "--help"]),
+        ("hook program, no-op", ["sh", ".git/hooks/post-checkout", "HEAD", "HEAD", "0"]),
+        ("elfmem hook, no-op", [*elfmem, "hook", "post-checkout", "HEAD", "HEAD", "0"]),
+        ("remember", [*elfmem, "remember", f"start-up bench note {n}: the pool needs pgbouncer"]),
+        ("status", [*elfmem, "status"]),
+        ("recall", [*elfmem, "recall", "connection pooling", "--top-k", "5"]),
     ]
 
 
@@ -101,22 +117,28 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--source", type=Path, default=None)
     args = parser.parse_args()
+    elfmem, env = [ELFMEM], None
+    if args.source is not None:
+        elfmem = [sys.executable, "-c", FROM_SOURCE]
+        env = {**os.environ, "PYTHONPATH": str(args.source.resolve())}
     with tempfile.TemporaryDirectory() as tmp:
         folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"
         fill(folder, args.blocks)
-        rows = commands(0)
+        rows = commands(0, elfmem)
         times: dict[str, list[float]] = {label: [] for label, _ in rows}
         git: dict[str, list[float]] = {label: [] for label, _ in rows}
-        once([ELFMEM, "status"], folder)  # the index is brought up to date once, not timed
+        once([*elfmem, "status"], folder, env)  # the index is brought up to date once, untimed
         for n in range(args.runs):
-            for label, argv in commands(n):
+            for label, argv in commands(n, elfmem):
                 git[label].append(once(["git", "status"], folder))
-                times[label].append(once(argv, folder))
+                times[label].append(once(argv, folder, env))
         loads = [model_load() for _ in range(max(3, args.runs // 3))]
     load = statistics.median(loads)
     out = sys.stdout
-    out.write(f"elfmem start-up, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
+    what = f"elfmem from {args.source}" if args.source else "installed elfmem"
+    out.write(f"{what}, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
     out.write(f"{'command':<22} {'elfmem':>7} {'p90':>7}   {'git status':>10} {'p90':>7}\n")
     for label, _ in rows:
         out.write(f"{label:<22} {ms(times[label])}   {ms(git[label]):>18}\n")

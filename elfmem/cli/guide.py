@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from elfmem.cli import topics
 from elfmem.cli.output import emit, fail, json_option, repo_path
 from elfmem.errors import InvalidInput
 
@@ -20,6 +19,8 @@ from elfmem.errors import InvalidInput
 def guide(topic: tuple[str, ...], json_: bool) -> None:
     """Every command, or one in full (`history`, `index check`), with the API operation
     beside it; API names (`block_history`) work too. An unknown TOPIC lists them all."""
+    from elfmem.cli import topics  # the guide's table: loaded for this command only
+
     name = " ".join(topic) or None
     text = topics.lookup(name)
     if text is None:

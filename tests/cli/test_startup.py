@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from elfmem.cli import hooks as hooks_cli
 from elfmem.cli import lookalikes
+from elfmem.rhythms import hooks as hooks_logic
 from elfmem.rhythms import lookalikes as logic
 
 HEAVY = ("numpy", "pygit2", "mcp", "openai", "anthropic", "elfmem.api", "sqlite3", "asyncio")
@@ -55,6 +57,10 @@ def test_a_hook_with_nothing_to_do_loads_nothing_heavy() -> None:
 
 def test_the_cli_spells_the_lookalike_actions_as_the_rhythm_does() -> None:
     assert lookalikes.ACTIONS == logic.ACTIONS
+
+
+def test_the_cli_names_the_hooks_the_rhythm_installs() -> None:
+    assert hooks_cli.HOOK_NAMES == hooks_logic.HOOK_NAMES
 
 
 def _interrupted_once(after: str, repo: Path) -> subprocess.CompletedProcess[str]:
