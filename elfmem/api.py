@@ -1,7 +1,9 @@
 """``MemorySystem``: the one facade. Async, as the seed specifies, over one synchronous core.
 
 Every interface (CLI, MCP server, git hooks) calls these methods and renders their results; no
-behaviour lives anywhere else.
+behaviour lives anywhere else. Each method imports the layer it runs, and the result types are
+imported for type checking only, so a command loads what it uses and nothing else: hooks and
+scripts start elfmem all day (docs/startup.md).
 """
 
 from __future__ import annotations
