@@ -7,12 +7,12 @@ the same folder so a busy machine shows in both columns. ``recall`` loads the em
 that load is timed apart in its own process (import, load, one embed) and subtracted, so the
 ``recall`` row shows what elfmem itself adds.
 
-    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--source DIR]
+    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--against DIR]
 
 The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``, then
-``hooks install``); ``--keep DIR`` reuses it on later runs. ``--source DIR`` times the elfmem
-package found in DIR instead of the installed one (e.g. ``git archive REV elfmem | tar -x -C
-DIR``), for a before-and-after table measured in the same minutes.
+``hooks install``); ``--keep DIR`` reuses it on later runs. ``--against DIR`` also times the
+elfmem package found in DIR (e.g. ``git archive REV elfmem | tar -x -C DIR``), each of its runs
+beside the installed one's, for a before-and-after table measured in the same minutes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 BIN = Path(sys.executable).parent
 ELFMEM = str(BIN / "elfmem")
@@ -112,41 +113,60 @@ def ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:7.0f} {p90 * 1000:7.0f}"
 
 
+def sides(against: Path | None) -> list[tuple[str, list[str], dict[str, str] | None]]:
+    """The elfmem commands timed: the installed one, and the package in ``against`` if given."""
+    out: list[tuple[str, list[str], dict[str, str] | None]] = [("elfmem", [ELFMEM], None)]
+    if against is not None:
+        env = {**os.environ, "PYTHONPATH": str(against.resolve())}
+        out.append(("against", [sys.executable, "-c", FROM_SOURCE], env))
+    return out
+
+
+def write_table(
+    out: TextIO, args: argparse.Namespace, rows: list[str], times: dict[str, dict[str, list[float]]]
+) -> None:
+    names = list(times)
+    what = f"installed elfmem (against: {args.against})" if args.against else "installed elfmem"
+    out.write(f"{what}, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
+    out.write(f"{'command':<22}" + "".join(f" {n:>10} {'p90':>7}  " for n in names) + "\n")
+    for label in rows:
+        cells = "".join(f" {ms(times[n][label]) if times[n][label] else '':>18}  " for n in names)
+        out.write(f"{label:<22}{cells}\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None)
-    parser.add_argument("--source", type=Path, default=None)
+    parser.add_argument("--against", type=Path, default=None)
     args = parser.parse_args()
-    elfmem, env = [ELFMEM], None
-    if args.source is not None:
-        elfmem = [sys.executable, "-c", FROM_SOURCE]
-        env = {**os.environ, "PYTHONPATH": str(args.source.resolve())}
+    timed = sides(args.against)
     with tempfile.TemporaryDirectory() as tmp:
         folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"
         fill(folder, args.blocks)
-        rows = commands(0, elfmem)
-        times: dict[str, list[float]] = {label: [] for label, _ in rows}
-        git: dict[str, list[float]] = {label: [] for label, _ in rows}
-        once([*elfmem, "status"], folder, env)  # the index is brought up to date once, untimed
+        rows = [label for label, _ in commands(0, [ELFMEM])]
+        times: dict[str, dict[str, list[float]]] = {
+            name: {label: [] for label in rows}
+            for name in [*(n for n, _, _ in timed), "git status"]
+        }
+        once([ELFMEM, "status"], folder)  # the index is brought up to date once, untimed
         for n in range(args.runs):
-            for label, argv in commands(n, elfmem):
-                git[label].append(once(["git", "status"], folder))
-                times[label].append(once(argv, folder, env))
+            for name, elfmem, env in timed:
+                for label, argv in commands(n, elfmem):
+                    if name != "elfmem" and argv[0] == "sh":
+                        continue  # the hook program installed is this version's
+                    if name == "elfmem":
+                        times["git status"][label].append(once(["git", "status"], folder))
+                    times[name][label].append(once(argv, folder, env))
         loads = [model_load() for _ in range(max(3, args.runs // 3))]
     load = statistics.median(loads)
-    out = sys.stdout
-    what = f"elfmem from {args.source}" if args.source else "installed elfmem"
-    out.write(f"{what}, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
-    out.write(f"{'command':<22} {'elfmem':>7} {'p90':>7}   {'git status':>10} {'p90':>7}\n")
-    for label, _ in rows:
-        out.write(f"{label:<22} {ms(times[label])}   {ms(git[label]):>18}\n")
-    rest = [t - load for t in times["recall"]]
-    out.write(f"{'recall - model load':<22} {ms(rest)}\n")
-    out.write(f"{'model load (apart)':<22} {ms(loads)}\n")
+    write_table(sys.stdout, args, rows, times)
+    rest = [t - load for t in times["elfmem"]["recall"]]
+    sys.stdout.write(f"{'recall - model load':<22} {ms(rest):>18}\n")
+    sys.stdout.write(f"{'model load (apart)':<22} {ms(loads):>18}\n")
     when = time.strftime("%Y-%m-%d %H:%M")
-    out.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
+    sys.stdout.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
 
 
 if __name__ == "__main__":
