@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -77,12 +78,18 @@ def fill(folder: Path, blocks: int) -> None:
     subprocess.run([ELFMEM, "-C", str(folder), "hooks", "install"], check=True, capture_output=True)
 
 
-def once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+def once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one whole process; CPU (user + system) is what a busy machine
+    inflates least, so the table shows both."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
 
 
 def model_load() -> float:
@@ -146,9 +153,10 @@ def main() -> None:
         folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"
         fill(folder, args.blocks)
         rows = [label for label, _ in commands(0, [ELFMEM])]
+        names = [n for n, _, _ in timed]
+        names += ["git status", *(f"{n} cpu" for n in names)]
         times: dict[str, dict[str, list[float]]] = {
-            name: {label: [] for label in rows}
-            for name in [*(n for n, _, _ in timed), "git status"]
+            name: {label: [] for label in rows} for name in names
         }
         once([ELFMEM, "status"], folder)  # the index is brought up to date once, untimed
         for n in range(args.runs):
@@ -157,8 +165,10 @@ def main() -> None:
                     if name != "elfmem" and argv[0] == "sh":
                         continue  # the hook program installed is this version's
                     if name == "elfmem":
-                        times["git status"][label].append(once(["git", "status"], folder))
-                    times[name][label].append(once(argv, folder, env))
+                        times["git status"][label].append(once(["git", "status"], folder)[0])
+                    wall, cpu = once(argv, folder, env)
+                    times[name][label].append(wall)
+                    times[f"{name} cpu"][label].append(cpu)
         loads = [model_load() for _ in range(max(3, args.runs // 3))]
     load = statistics.median(loads)
     write_table(sys.stdout, args, rows, times)
