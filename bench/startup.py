@@ -7,10 +7,12 @@ the same folder so a busy machine shows in both columns. ``recall`` loads the em
 that load is timed apart in its own process (import, load, one embed) and subtracted, so the
 ``recall`` row shows what elfmem itself adds.
 
-    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR]
+    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--against DIR]
 
-The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``);
-``--keep DIR`` reuses it on later runs.
+The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``, then
+``hooks install``); ``--keep DIR`` reuses it on later runs. ``--against DIR`` also times the
+elfmem package found in DIR (e.g. ``git archive REV elfmem | tar -x -C DIR``), each of its runs
+beside the installed one's, for a before-and-after table measured in the same minutes.
 """
 
 from __future__ import annotations
@@ -18,15 +20,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 BIN = Path(sys.executable).parent
 ELFMEM = str(BIN / "elfmem")
+FROM_SOURCE = """import sys
+try:
+    from elfmem.launch import main
+except ImportError:  # a tree from before elfmem.launch
+    from elfmem.cli import main
+sys.argv[0] = "elfmem"
+main()
+"""
 WORDS = (
     "postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
     "backup restore schema migration token session cookie header proxy gateway kafka topic"
@@ -63,12 +75,21 @@ def fill(folder: Path, blocks: int) -> None:
     subprocess.run(
         [ELFMEM, "-C", str(folder), "dream", "--no-llm"], check=True, capture_output=True
     )
+    subprocess.run([ELFMEM, "-C", str(folder), "hooks", "install"], check=True, capture_output=True)
 
 
-def once(argv: list[str], cwd: Path) -> float:
+def once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one whole process; CPU (user + system) is what a busy machine
+    inflates least, so the table shows both."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    subprocess.run(
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
 
 
 def model_load() -> float:
@@ -78,15 +99,18 @@ def model_load() -> float:
     return float(out.stdout.strip())
 
 
-def commands(n: int) -> list[tuple[str, list[str]]]:
-    """Each row: its label and argv; ``{n}`` makes each ``remember`` new, not a duplicate."""
+def commands(n: int, elfmem: list[str]) -> list[tuple[str, list[str]]]:
+    """Each row: its label and argv; ``{n}`` makes each ``remember`` new, not a duplicate. The
+    hook program is what git runs on a checkout of files; ``elfmem hook`` is the command it
+    would start."""
     return [
-        ("--version", [ELFMEM, "--version"]),
-        ("--help", [ELFMEM, "--help"]),
-        ("hook, nothing to do", [ELFMEM, "hook", "post-checkout", "HEAD", "HEAD", "0"]),
-        ("remember", [ELFMEM, "remember", f"start-up bench note {n}: the pool needs pgbouncer"]),
-        ("status", [ELFMEM, "status"]),
-        ("recall", [ELFMEM, "recall", "connection pooling", "--top-k", "5"]),
+        ("--version", [*elfmem, "--version"]),
+        ("--help", [*elfmem, "--help"]),
+        ("hook program, no-op", ["sh", ".git/hooks/post-checkout", "HEAD", "HEAD", "0"]),
+        ("elfmem hook, no-op", [*elfmem, "hook", "post-checkout", "HEAD", "HEAD", "0"]),
+        ("remember", [*elfmem, "remember", f"start-up bench note {n}: the pool needs pgbouncer"]),
+        ("status", [*elfmem, "status"]),
+        ("recall", [*elfmem, "recall", "connection pooling", "--top-k", "5"]),
     ]
 
 
@@ -96,35 +120,63 @@ def ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:7.0f} {p90 * 1000:7.0f}"
 
 
+def sides(against: Path | None) -> list[tuple[str, list[str], dict[str, str] | None]]:
+    """The elfmem commands timed: the installed one, and the package in ``against`` if given."""
+    out: list[tuple[str, list[str], dict[str, str] | None]] = [("elfmem", [ELFMEM], None)]
+    if against is not None:
+        env = {**os.environ, "PYTHONPATH": str(against.resolve())}
+        out.append(("against", [sys.executable, "-c", FROM_SOURCE], env))
+    return out
+
+
+def write_table(
+    out: TextIO, args: argparse.Namespace, rows: list[str], times: dict[str, dict[str, list[float]]]
+) -> None:
+    names = list(times)
+    what = f"installed elfmem (against: {args.against})" if args.against else "installed elfmem"
+    out.write(f"{what}, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
+    out.write(f"{'command':<22}" + "".join(f" {n:>10} {'p90':>7}  " for n in names) + "\n")
+    for label in rows:
+        cells = "".join(f" {ms(times[n][label]) if times[n][label] else '':>18}  " for n in names)
+        out.write(f"{label:<22}{cells}\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--against", type=Path, default=None)
     args = parser.parse_args()
+    timed = sides(args.against)
     with tempfile.TemporaryDirectory() as tmp:
         folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"
         fill(folder, args.blocks)
-        rows = commands(0)
-        times: dict[str, list[float]] = {label: [] for label, _ in rows}
-        git: dict[str, list[float]] = {label: [] for label, _ in rows}
-        once([ELFMEM, "status"], folder)  # the index is brought up to date once, not timed
+        rows = [label for label, _ in commands(0, [ELFMEM])]
+        names = [n for n, _, _ in timed]
+        names += ["git status", *(f"{n} cpu" for n in names)]
+        times: dict[str, dict[str, list[float]]] = {
+            name: {label: [] for label in rows} for name in names
+        }
+        once([ELFMEM, "status"], folder)  # the index is brought up to date once, untimed
         for n in range(args.runs):
-            for label, argv in commands(n):
-                git[label].append(once(["git", "status"], folder))
-                times[label].append(once(argv, folder))
+            for name, elfmem, env in timed:
+                for label, argv in commands(n, elfmem):
+                    if name != "elfmem" and argv[0] == "sh":
+                        continue  # the hook program installed is this version's
+                    if name == "elfmem":
+                        times["git status"][label].append(once(["git", "status"], folder)[0])
+                    wall, cpu = once(argv, folder, env)
+                    times[name][label].append(wall)
+                    times[f"{name} cpu"][label].append(cpu)
         loads = [model_load() for _ in range(max(3, args.runs // 3))]
     load = statistics.median(loads)
-    out = sys.stdout
-    out.write(f"elfmem start-up, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
-    out.write(f"{'command':<22} {'elfmem':>7} {'p90':>7}   {'git status':>10} {'p90':>7}\n")
-    for label, _ in rows:
-        out.write(f"{label:<22} {ms(times[label])}   {ms(git[label]):>18}\n")
-    rest = [t - load for t in times["recall"]]
-    out.write(f"{'recall - model load':<22} {ms(rest)}\n")
-    out.write(f"{'model load (apart)':<22} {ms(loads)}\n")
+    write_table(sys.stdout, args, rows, times)
+    rest = [t - load for t in times["elfmem"]["recall"]]
+    sys.stdout.write(f"{'recall - model load':<22} {ms(rest):>18}\n")
+    sys.stdout.write(f"{'model load (apart)':<22} {ms(loads):>18}\n")
     when = time.strftime("%Y-%m-%d %H:%M")
-    out.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
+    sys.stdout.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")
 
 
 if __name__ == "__main__":

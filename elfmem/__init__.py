@@ -5,11 +5,12 @@ Importing this package does no I/O and loads no model; ``MemorySystem`` is resol
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # not typing's: `elfmem --version` loads nothing it does not print
 if TYPE_CHECKING:
+    from typing import Any
+
     from elfmem.api import MemorySystem
 
 __all__ = ["MemorySystem", "__version__"]

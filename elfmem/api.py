@@ -1,7 +1,9 @@
 """``MemorySystem``: the one facade. Async, as the seed specifies, over one synchronous core.
 
 Every interface (CLI, MCP server, git hooks) calls these methods and renders their results; no
-behaviour lives anywhere else.
+behaviour lives anywhere else. Each method imports the layer it runs, and the result types are
+imported for type checking only, so a command loads what it uses and nothing else: hooks and
+scripts start elfmem all day (docs/startup.md).
 """
 
 from __future__ import annotations
@@ -11,60 +13,46 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elfmem import config as config_mod
-from elfmem import guide as guide_mod
-from elfmem.adapters.analysis import analyse
-from elfmem.adapters.embedding import make_embedder
-from elfmem.adapters.llm import LLM, make_llm
-from elfmem.adapters.usage import tokens_since, usage_of
-from elfmem.block.model import Block
 from elfmem.care.operations import CareOperations
-from elfmem.clock import Clock
-from elfmem.config import CONFIG_PATH, ElfmemConfig
+from elfmem.config import ElfmemConfig
 from elfmem.encodable import checked
-from elfmem.identity import setup
 from elfmem.identity.operations import IdentityOperations
-from elfmem.identity.setup import InitResult
-from elfmem.identity.templates import TEMPLATES
 from elfmem.index.damage import healing
-from elfmem.progress import Progress
-from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import capture, feedback, graph, inspect, sessions
-from elfmem.rhythms import curate as curate_mod
-from elfmem.rhythms import dream as dream_mod
-from elfmem.rhythms import lookalikes as lookalikes_mod
-from elfmem.rhythms import recall as recall_mod
-from elfmem.rhythms import status as status_mod
-from elfmem.rhythms import undo as undo_mod
-from elfmem.rhythms.capture import Capture
-from elfmem.rhythms.core import Core
-from elfmem.rhythms.curate import CurateResult
-from elfmem.rhythms.dream import DreamResult
-from elfmem.rhythms.feedback import OutcomeResult
-from elfmem.rhythms.graph import ConnectResult, ConnectSpec
-from elfmem.rhythms.ids import resolve, resolve_all, resolve_specs
-from elfmem.rhythms.results import (
-    BatchResult,
-    BlockInfo,
-    ChangeResult,
-    HistoryResult,
-    LedgerResult,
-    ListResult,
-    RememberResult,
-    UndoResult,
-)
-from elfmem.rhythms.status import StatusResult
-from elfmem.sharing import driver as merge_driver
-from elfmem.sharing import mode as mode_mod
-from elfmem.sharing import plaingit
 from elfmem.sharing.archiving import ArchiveOperations
-from elfmem.sharing.backup import adopt_origin_notes
 from elfmem.sharing.exchanging import ExchangeOperations
-from elfmem.sharing.merging import MergingOperations, attach
+from elfmem.sharing.merging import MergingOperations
 from elfmem.sharing.operations import SyncOperations
-from elfmem.store import Store
+
+if TYPE_CHECKING:
+    from elfmem.adapters.llm import LLM
+    from elfmem.block.model import Block
+    from elfmem.clock import Clock
+    from elfmem.identity.setup import InitResult
+    from elfmem.progress import Progress
+    from elfmem.retrieval.result import FrameResult
+    from elfmem.rhythms import dream as dream_mod
+    from elfmem.rhythms import lookalikes as lookalikes_mod
+    from elfmem.rhythms.capture import Capture
+    from elfmem.rhythms.core import Core
+    from elfmem.rhythms.curate import CurateResult
+    from elfmem.rhythms.dream import DreamResult
+    from elfmem.rhythms.feedback import OutcomeResult
+    from elfmem.rhythms.graph import ConnectResult, ConnectSpec
+    from elfmem.rhythms.results import (
+        BatchResult,
+        BlockInfo,
+        ChangeResult,
+        HistoryResult,
+        LedgerResult,
+        ListResult,
+        RememberResult,
+        UndoResult,
+    )
+    from elfmem.rhythms.status import StatusResult
+    from elfmem.store import Store
+
 
 READS = (
     *("ls", "inbox", "show", "block_history", "ledger", "history", "frame", "recall", "status"),
@@ -77,6 +65,8 @@ ConfigLike = ElfmemConfig | str | Path | Mapping[str, Any] | None
 
 
 def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
+    from elfmem import config as config_mod
+
     if isinstance(config, ElfmemConfig):
         return config
     if isinstance(config, Mapping):
@@ -89,6 +79,9 @@ def _resolve_config(store: Store, config: ConfigLike) -> ElfmemConfig:
 def _stored_config(store: Store) -> ElfmemConfig | None:
     """The memory's own ``.elfmem/config.yaml``: on disk in a work tree, else (a bare
     repository, or ref mode) as the memory ref's tip commits it; None when there is none."""
+    from elfmem import config as config_mod
+    from elfmem.config import CONFIG_PATH
+
     if store.memory_workdir is not None:
         path = store.memory_workdir / CONFIG_PATH
         return config_mod.load(path) if path.exists() else None
@@ -111,6 +104,7 @@ class MemorySystem(
     """An agent's memory in a git repository. Open with ``from_config`` (or ``managed``)."""
 
     def __init__(self, core: Core) -> None:
+
         self._core = core
         self._llm: LLM | None = None
         self._llm_resolved = False
@@ -118,6 +112,8 @@ class MemorySystem(
     @property
     def llm(self) -> LLM | None:
         """The configured model (None when ``llm.model`` is empty); built on first use."""
+        from elfmem.adapters.llm import make_llm
+
         if not self._llm_resolved:
             self._llm = make_llm(self._core.config.llm, self._core.store.root)
             self._llm_resolved = True
@@ -147,6 +143,13 @@ class MemorySystem(
         decay, sessions and stamps read, and ``new_id`` makes block ids (default: random); a
         simulation passes both to make a run repeatable (elfmem/clock.py).
         """
+        from elfmem.adapters.embedding import make_embedder
+        from elfmem.rhythms.core import Core
+        from elfmem.sharing import plaingit
+        from elfmem.sharing.backup import adopt_origin_notes
+        from elfmem.sharing.merging import attach
+        from elfmem.store import Store
+
         store = Store.open(Path(path) if path else None, "elf")
         plaingit.on_open(store)  # adopt a cloned memory ref, merge notes plain git fetched
         cfg = _resolve_config(store, config)
@@ -159,12 +162,17 @@ class MemorySystem(
                 f"this checkout holds no memory, but branch {branch} does: run "
                 f"`git switch {branch}` (not `elfmem init`, which would start a second memory)"
             ] = None
+        advice = store.pull_advice()
+        if advice is not None:  # a pull stopped on memory files: said on every command
+            core.warnings[advice] = None
         return cls(core)
 
     @classmethod
     async def from_env(cls, path: str | Path | None = None) -> MemorySystem:
         """Configuration from ``ELFMEM_<SECTION>__<KEY>`` variables; ``ELFMEM_PATH`` names the
         repo."""
+        from elfmem import config as config_mod
+
         cfg = config_mod.from_env()
         return await cls.from_config(path or os.environ.get("ELFMEM_PATH"), cfg)
 
@@ -199,6 +207,15 @@ class MemorySystem(
         ``ref`` puts memory on its own ref (e.g. ``elfmem`` → refs/heads/elfmem) instead of the
         checked-out branch; on an existing branch-mode memory it moves it there. ``clock`` and
         ``new_id`` are as for ``from_config``."""
+        from elfmem.adapters.embedding import make_embedder
+        from elfmem.identity import setup
+        from elfmem.rhythms.core import Core
+        from elfmem.sharing import driver as merge_driver
+        from elfmem.sharing import mode as mode_mod
+        from elfmem.sharing import plaingit
+        from elfmem.sharing.merging import attach
+        from elfmem.store import Store
+
         root = Path(path or Path.cwd()).resolve()
         store, created = Store.open_or_init(root, name or "elf")
         plaingit.on_open(store)
@@ -245,6 +262,8 @@ class MemorySystem(
     @staticmethod
     def templates() -> dict[str, str]:
         """Profession templates for ``init --template``: name → description."""
+        from elfmem.identity.templates import TEMPLATES
+
         return {name: desc for name, (desc, _) in TEMPLATES.items()}
 
     @property
@@ -271,12 +290,16 @@ class MemorySystem(
 
     async def begin_session(self) -> str:
         """Start the decay clock (a no-op returning the open id if one is running)."""
+        from elfmem.rhythms import sessions
+
         if self._core.ledger.open_session is None:
             return sessions.begin(self._core)
         return self._core.ledger.open_session[0]
 
     async def end_session(self) -> None:
         """Stop the decay clock and flush the ledger spool."""
+        from elfmem.rhythms import sessions
+
         sessions.end(self._core)
 
     async def close(self) -> None:
@@ -301,6 +324,9 @@ class MemorySystem(
         ``when`` is the date it was said or learned (``2023-05-08``, ``8 May 2023``,
         ``yesterday``…, or a period: ``8 May 2023 to 9 June 2023``): recall uses it for
         questions that ask when or name a time."""
+        from elfmem.rhythms import capture
+        from elfmem.rhythms.capture import Capture
+
         item = Capture(content, cue, tuple(tags), category, pinned, when)
         return capture.remember(self._core, item, allow_secret)
 
@@ -315,6 +341,9 @@ class MemorySystem(
 
         ``progress(stage, done, total)`` hears each item as it is checked.
         """
+        from elfmem.rhythms import capture
+        from elfmem.rhythms.capture import Capture
+
         caps = [i for i in items if isinstance(i, Capture)]
         caps += capture.captures_from([i for i in items if not isinstance(i, Capture)])
         return capture.remember_many(self._core, caps, allow_secret, progress)
@@ -328,15 +357,23 @@ class MemorySystem(
         allow_secret: bool = False,
     ) -> ChangeResult:
         """Correct a block's content, cue or tags; its id survives."""
+        from elfmem.rhythms import capture
+        from elfmem.rhythms.ids import resolve
+
         block_id = resolve(self._core, block_id)
         return capture.edit(self._core, block_id, content, cue, tags, allow_secret)
 
     async def forget(self, block_id: str) -> ChangeResult:
         """Archive a block (kept, not deleted; `undo` brings it back). Idempotent."""
+        from elfmem.rhythms import capture
+        from elfmem.rhythms.ids import resolve
+
         return capture.forget(self._core, resolve(self._core, block_id))
 
     async def undo(self, commit: str | None = None) -> UndoResult:
         """Revert the last elfmem commit (or ``commit``) with a new commit."""
+        from elfmem.rhythms import undo as undo_mod
+
         return undo_mod.undo(self._core, commit)
 
     def take_warnings(self) -> list[str]:
@@ -357,22 +394,35 @@ class MemorySystem(
         limit: int | None = None,
     ) -> ListResult:
         """Deterministic, unscored listing. ``tag`` is a pattern like ``self/%``."""
+        from elfmem.rhythms import inspect
+
         return inspect.ls(self._core, tag, category, status, limit)
 
     async def inbox(self) -> ListResult:
         """Blocks captured but not yet consolidated, oldest first."""
+        from elfmem.rhythms import inspect
+
         return inspect.inbox(self._core)
 
     async def show(self, block_id: str) -> BlockInfo:
         """One block in full."""
+        from elfmem.rhythms import inspect
+        from elfmem.rhythms.ids import resolve
+
         return inspect.show(self._core, resolve(self._core, block_id))
 
     async def block_history(self, block_id: str) -> HistoryResult:
         """The commits that touched a block, newest first."""
+        from elfmem.rhythms import inspect
+        from elfmem.rhythms.ids import resolve
+
         return inspect.history(self._core, resolve(self._core, block_id))
 
     async def ledger(self, block_id: str) -> LedgerResult:
         """A block's ledger events (its git note)."""
+        from elfmem.rhythms import inspect
+        from elfmem.rhythms.ids import resolve
+
         return inspect.ledger(self._core, resolve(self._core, block_id))
 
     async def history(self, limit: int = 20) -> list[dict[str, Any]]:
@@ -395,6 +445,8 @@ class MemorySystem(
         ``at`` answers from the memory as it was at that commit (``HEAD~20``, a tag, an id).
         Returned blocks are reinforced unless ``reinforce=False``.
         """
+        from elfmem.rhythms import recall as recall_mod
+
         return recall_mod.frame(self._core, name, query, top_k=top_k, at=at, reinforce=reinforce)
 
     async def recall(
@@ -407,6 +459,8 @@ class MemorySystem(
         reinforce: bool = True,
     ) -> FrameResult:
         """``frame(frame, query)`` with the query first: what the agent knows that bears on it."""
+        from elfmem.rhythms import recall as recall_mod
+
         return recall_mod.frame(self._core, frame, query, top_k=top_k, at=at, reinforce=reinforce)
 
     async def dream(
@@ -426,6 +480,10 @@ class MemorySystem(
         ``rescore`` adds deep sleep: aged active blocks are judged again against the current SELF
         (new ``analysis`` evidence, never overwriting); without an LLM only their edges refresh.
         """
+        from elfmem.adapters.analysis import analyse
+        from elfmem.adapters.usage import tokens_since, usage_of
+        from elfmem.rhythms import dream as dream_mod
+
         if host_analyses is not None:
             host = dream_mod.host_judge(self._core, host_analyses)
             return dream_mod.dream(
@@ -466,6 +524,8 @@ class MemorySystem(
     @property
     def should_dream(self) -> bool:
         """True when the inbox holds at least ``memory.inbox_threshold`` blocks."""
+        from elfmem.rhythms import dream as dream_mod
+
         return dream_mod.should_dream(self._core)
 
     # ---- adaptive memory ----------------------------------------------------------------------
@@ -484,26 +544,43 @@ class MemorySystem(
         allow_constitutional: bool = False,
     ) -> OutcomeResult:
         """Fold a 0..1 ground-truth signal into each block's confidence (Beta update)."""
+        from elfmem.rhythms import feedback
+        from elfmem.rhythms.ids import resolve_all
+
         block_ids = resolve_all(self._core, block_ids)
         return feedback.outcome(self._core, block_ids, signal, weight, source, allow_constitutional)
 
     async def record_use(self, block_ids: Sequence[str]) -> int:
         """The weaker signal: these blocks were relevant (not necessarily right)."""
+        from elfmem.rhythms import recall as recall_mod
+        from elfmem.rhythms.ids import resolve_all
+
         return recall_mod.record_use(self._core, resolve_all(self._core, block_ids))
 
     async def connect(self, source: str, target: str, relation: str = "related") -> ConnectResult:
         """Link two blocks: one of the six declared relations (committed) or ``related``."""
+        from elfmem.rhythms import graph
+        from elfmem.rhythms.graph import ConnectSpec
+        from elfmem.rhythms.ids import resolve
+
         spec = ConnectSpec(resolve(self._core, source), resolve(self._core, target), relation)
         return graph.connect_many(self._core, [spec])
 
     async def connects(self, specs: Sequence[ConnectSpec]) -> ConnectResult:
         """Many links at once: declared ones in one commit."""
+        from elfmem.rhythms import graph
+        from elfmem.rhythms.ids import resolve_specs
+
         return graph.connect_many(self._core, resolve_specs(self._core, specs))
 
     async def disconnect(
         self, source: str, target: str, relation: str = "related"
     ) -> ConnectResult:
         """Remove a link (a declared line, or a ledger edge)."""
+        from elfmem.rhythms import graph
+        from elfmem.rhythms.graph import ConnectSpec
+        from elfmem.rhythms.ids import resolve
+
         spec = ConnectSpec(resolve(self._core, source), resolve(self._core, target), relation)
         return graph.connect_many(self._core, [spec], add=False)
 
@@ -511,10 +588,14 @@ class MemorySystem(
         self, query_a: str, query_b: str, relation: str = "related", min_confidence: float = 0.70
     ) -> ConnectResult:
         """Link the best matches for two descriptions, if both match closely enough."""
+        from elfmem.rhythms import graph
+
         return graph.connect_by_query(self._core, query_a, query_b, relation, min_confidence)
 
     async def lookalikes(self) -> lookalikes_mod.LookalikesResult:
         """Look-alike pairs dream linked and kept, not yet reviewed, with their differences."""
+        from elfmem.rhythms import lookalikes as lookalikes_mod
+
         return lookalikes_mod.lookalikes(self._core)
 
     async def resolve_lookalike(
@@ -522,16 +603,24 @@ class MemorySystem(
     ) -> lookalikes_mod.ResolveResult:
         """Settle a look-alike pair in one undoable commit: ``keep`` both, ``block_id``
         ``supersede``s ``other``, or ``merge`` ``other`` into ``block_id``."""
+        from elfmem.rhythms import lookalikes as lookalikes_mod
+
         return lookalikes_mod.resolve(self._core, block_id, other, action)
 
     async def curate(self, top_k: int | None = None) -> CurateResult:
         """Archive decayed or refuted blocks, prune weak edges, reinforce the top-K; one commit."""
+        from elfmem.rhythms import curate as curate_mod
+
         return curate_mod.curate(self._core, top_k)
 
     async def status(self) -> StatusResult:
         """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
+        from elfmem.rhythms import status as status_mod
+
         return status_mod.status(self._core)
 
     async def guide(self, operation: str | None = None) -> str:
         """How to use an operation (or all of them); never raises."""
+        from elfmem import guide as guide_mod
+
         return guide_mod.guide(operation)

@@ -1,5 +1,5 @@
 """``python -m elfmem.cli``: the same command as ``elfmem``."""
 
-from elfmem.cli import main
+from elfmem.launch import main
 
 main()

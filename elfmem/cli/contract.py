@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,6 +104,8 @@ def usage_error(exc: click.ClickException) -> InvalidInput:
 def internal_error(exc: BaseException, debug: bool) -> InternalError:
     """An unexpected exception as one line; the traceback only when asked for."""
     if debug:
+        import traceback  # loaded on the way out only: every command starts through here
+
         traceback.print_exception(exc, file=sys.stderr)
     first = (str(exc).splitlines() or [""])[0]
     return InternalError(

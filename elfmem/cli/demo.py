@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -32,6 +31,8 @@ def program() -> str:
     """How to run elfmem again: ``elfmem`` when that is what PATH finds, else the full path of
     the script that is running (``.venv/bin/elfmem`` from the README's first command)."""
     started = Path(sys.argv[0]).absolute()
+    import shutil
+
     on_path = shutil.which("elfmem")
     if started.name != "elfmem" or (on_path and Path(on_path).absolute() == started):
         return "elfmem"

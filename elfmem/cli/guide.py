@@ -9,8 +9,6 @@ from pathlib import Path
 
 import click
 
-from elfmem import guide as guide_mod
-from elfmem.cli import topics
 from elfmem.cli.output import emit, fail, json_option, repo_path
 from elfmem.errors import InvalidInput
 
@@ -21,6 +19,8 @@ from elfmem.errors import InvalidInput
 def guide(topic: tuple[str, ...], json_: bool) -> None:
     """Every command, or one in full (`history`, `index check`), with the API operation
     beside it; API names (`block_history`) work too. An unknown TOPIC lists them all."""
+    from elfmem.cli import topics  # the guide's table: loaded for this command only
+
     name = " ".join(topic) or None
     text = topics.lookup(name)
     if text is None:
@@ -36,6 +36,8 @@ def agent_docs(ctx: click.Context, json_: bool) -> None:
     root = repo_path(ctx) or Path.cwd()
     path = root / ".elfmem" / "AGENT.md"
     path.parent.mkdir(parents=True, exist_ok=True)
+    from elfmem import guide as guide_mod
+
     path.write_text(guide_mod.agent_markdown(), encoding="utf-8")
     emit({"path": str(path)}, json_, f"Wrote {path}")
 

@@ -16,11 +16,22 @@ from typing import TYPE_CHECKING
 import click
 
 from elfmem.cli.output import emit, guarded, json_option, repo_path, run
-from elfmem.rhythms import hooks as logic
-from elfmem.rhythms.results import Result
 
 if TYPE_CHECKING:
     from elfmem.api import MemorySystem
+    from elfmem.rhythms import hooks as logic
+    from elfmem.rhythms.results import Result
+
+HOOK_NAMES = (
+    "pre-commit",
+    "post-merge",
+    "post-checkout",
+    "post-rewrite",
+    "pre-push",
+    "reference-transaction",
+)
+"""``elfmem.rhythms.hooks.HOOK_NAMES``, spelt here so ``--help`` need not load the hooks' logic
+(a test keeps the two equal)."""
 
 
 async def _install(system: MemorySystem) -> logic.HooksReport:
@@ -73,12 +84,14 @@ def status(ctx: click.Context, json_: bool) -> None:
 
 
 @click.command(hidden=True, context_settings={"ignore_unknown_options": True})
-@click.argument("name", type=click.Choice(logic.HOOK_NAMES))
+@click.argument("name", type=click.Choice(HOOK_NAMES))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @json_option
 @click.pass_context
 def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> None:
     """Run elfmem's part of git hook NAME with git's arguments (the hook programs call it)."""
+    from elfmem.rhythms import hooks as logic
+
     if name == "pre-commit":
         root = repo_path(ctx) or Path.cwd()
         result = guarded(json_, lambda: logic.check_staged(root, args))
@@ -111,6 +124,8 @@ def _never_failing(
     ctx: click.Context, name: str, json_: bool, action: Callable[[MemorySystem], Awaitable[Result]]
 ) -> None:
     """Run one call through ``run``, but never fail the git command that ran the hook."""
+    from elfmem.rhythms import hooks as logic
+
     try:
         result = run(ctx, json_, action)
     except SystemExit:  # run() has printed the elfmem error and its recovery, then exited

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 
@@ -23,6 +22,8 @@ from elfmem.cli.output import guarded, repo_path
 @click.pass_context
 def serve(ctx: click.Context, config_path: str | None, verbose: bool) -> None:
     """Serve this memory to an MCP client over stdio (run by the client, not by hand)."""
+    import logging
+
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO if verbose else logging.WARNING,

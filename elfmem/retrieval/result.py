@@ -73,7 +73,10 @@ class FrameResult:
     bearing: int = 0
     """Candidates that bear on the query, guaranteed blocks aside."""
     shortfall: str = ""
-    """Set when fewer than top-k blocks bear on the query: recall returns fewer, never pads."""
+    """Set when fewer blocks bear on the query than the top-k asked for, or none at all: recall
+    returns fewer, never pads (empty when k was the frame's default and some bear)."""
+    filtered: bool = False
+    """True when the frame's tag filters are the caller's, not a built-in frame's own."""
 
     @property
     def overrun(self) -> bool:
@@ -85,10 +88,11 @@ class FrameResult:
 
     @property
     def summary(self) -> str:
+        excluded = self.excluded_by_filter if self.filtered else 0
         return (
             f"{self.frame}: {len(self.blocks)} blocks, "
-            f"{self.budget_used}/{self.budget_total} tokens, "
-            f"{len(self.dropped)} dropped, {self.excluded_by_filter} excluded by filter"
+            f"{self.budget_used}/{self.budget_total} tokens, {len(self.dropped)} dropped"
+            + (f", {excluded} excluded by filter" if excluded else "")
         )
 
     def to_dict(self) -> dict[str, Any]:

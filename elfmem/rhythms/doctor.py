@@ -132,14 +132,17 @@ def _repository(core: Core) -> Check:
     if store.ref_mode:
         return Check("repository", True, f"{store.repo.path} ({_where(core)})")
     what = in_progress(store.repo)
+    advice = store.pull_advice()
     if what is not None:
         detached = " (HEAD is detached)" if store.repo.head_is_detached else ""
         return Check(
             "repository",
             False,
             f"in the middle of {what}{detached}; elfmem will not write until it is finished",
-            _FINISH.get(what, "finish or abort it (`git status` says how)"),
+            advice or _FINISH.get(what, "finish or abort it (`git status` says how)"),
         )
+    if advice is not None:  # the move is fetched, not merged yet
+        return Check("repository", False, advice.split(". To follow it: ")[0], advice)
     if store.repo.head_is_detached:
         return Check("repository", False, "HEAD is detached", "git switch <branch>")
     return Check("repository", True, f"{store.repo.path} ({_where(core)})")
@@ -291,9 +294,9 @@ def _index(core: Core) -> Check:
     if damage or note:
         fix = "nothing to do: the index is derived and was rebuilt; delete the .broken file"
         return Check("index", damage is None, f"{detail}; {damage or note}", fix)
-    return Check(
-        "index", errors == 0, detail, "elfmem index check (then fix the file:line it names)"
-    )
+    advice = core.store.pull_advice() if errors else None
+    fix = advice or "elfmem index check (then fix the file:line it names)"
+    return Check("index", errors == 0, detail, fix)
 
 
 def _inbox(core: Core) -> Check:

@@ -53,10 +53,14 @@ if [ -x "$0.elfmem-chained" ]; then
     "$0.elfmem-chained" "$@" || status=$?
     case $hook in pre-*) [ "$status" -eq 0 ] || exit "$status" ;; esac
 fi
+# A checkout of files, or onto the same commit, changes no tree: nothing to reindex.
+if [ "$hook" = post-checkout ] && [ $# -ge 3 ] && {{ [ "$3" = 0 ] || [ "$1" = "$2" ]; }}; then
+    exit "$status"
+fi
 if command -v elfmem >/dev/null 2>&1; then
     elfmem hook "$hook" "$@" </dev/null || status=$?
 elif "$python" -c 'import elfmem' >/dev/null 2>&1; then
-    "$python" -c 'from elfmem.cli import main; main()' hook "$hook" "$@" </dev/null || status=$?
+    "$python" -c 'from elfmem.launch import main; main()' hook "$hook" "$@" </dev/null || status=$?
 else
     echo "elfmem: not found, so its $hook hook did nothing (run: elfmem hooks uninstall)" >&2
 fi
@@ -79,7 +83,7 @@ fi
     printf '%s\\n' "$input" | elfmem hook "$hook" "$@" || status=$?
 elif "$python" -c 'import elfmem' >/dev/null 2>&1; then
     printf '%s\\n' "$input" |
-        "$python" -c 'from elfmem.cli import main; main()' hook "$hook" "$@" || status=$?
+        "$python" -c 'from elfmem.launch import main; main()' hook "$hook" "$@" || status=$?
 else
     echo "elfmem: not found, so its $hook hook did nothing (run: elfmem hooks uninstall)" >&2
 fi
@@ -264,7 +268,8 @@ class ReindexResult(Result):
 
 
 def wants_reindex(name: str, args: Sequence[str]) -> bool:
-    """post-checkout of files (flag 0) or onto the same commit changes no tree: skip it."""
+    """post-checkout of files (flag 0) or onto the same commit changes no tree: skip it (the
+    installed program makes the same test before it starts Python at all)."""
     if name == "post-checkout":
         return len(args) < 3 or (args[2] != "0" and args[0] != args[1])
     return name in ("post-merge", "post-rewrite")

@@ -20,7 +20,7 @@ from elfmem.errors import InvalidInput, LockedError
 from elfmem.index import IndexDB, open_memory_index, sync
 from elfmem.index.calibration import model_cuts
 from elfmem.index.queries import BlockRow
-from elfmem.retrieval.frames import FrameSpec, frames_from_config, resolve_frame
+from elfmem.retrieval.frames import BUILTIN_FRAMES, FrameSpec, frames_from_config, resolve_frame
 from elfmem.retrieval.late import late_fn
 from elfmem.retrieval.pipeline import run_frame
 from elfmem.retrieval.result import FrameResult
@@ -99,6 +99,7 @@ def frame(
         self_text=core.store.read_self() if spec.template == "self" else None,
         settings=settings,
     )
+    result = _as_asked(result, spec, top_k)
     core.last_recall_block_ids = [b.id for b in result.blocks]
     earned = [b.id for b in result.blocks if b.outcome_balance >= 0]
     if reinforce and earned:  # a block more often refuted than confirmed earns nothing by use
@@ -139,7 +140,23 @@ def _frame_at(
         )
     finally:
         db.close()
-    return replace(result, at=str(commit.id))
+    return replace(_as_asked(result, spec, top_k), at=str(commit.id))
+
+
+_FILTER_KEYS = ("include", "exclude", "exclude_except")
+
+
+def _as_asked(result: FrameResult, spec: FrameSpec, top_k: int | None) -> FrameResult:
+    """Speak only of what the caller chose: a shortfall against a number they asked for (not
+    the frame's default; "nothing bears" is said either way), and the blocks a filter kept out
+    when the filters are the caller's (a frame of their own or filters set in config), never a
+    built-in frame's own exclusions."""
+    builtin = BUILTIN_FRAMES.get(spec.name)
+    own = builtin is not None and all(
+        getattr(spec, key) == getattr(builtin, key) for key in _FILTER_KEYS
+    )
+    quiet = top_k is None and result.bearing > 0
+    return replace(result, shortfall="" if quiet else result.shortfall, filtered=not own)
 
 
 def _reinforce(core: Core, ids: list[str]) -> None:

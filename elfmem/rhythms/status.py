@@ -75,8 +75,8 @@ def status(core: Core) -> StatusResult:
     inbox, active = counts.get("inbox", 0), counts.get("active", 0)
     threshold = core.config.memory.inbox_threshold
     staged = 0
-    for row in queries.list_blocks(core.db(), status="active"):
-        folded = core.ledger.folded(row.id)
+    active_ids = [row.id for row in queries.list_blocks(core.db(), status="active")]
+    for folded in core.ledger.with_event(active_ids, "cooccur").values():
         staged += sum(1 for s in folded.cooccur_sessions.values() if len(s) < CO_RETRIEVAL_SESSIONS)
     open_session = core.ledger.open_session
     hours = 0.0
@@ -96,6 +96,9 @@ def status(core: Core) -> StatusResult:
         health, suggestion = "empty", _empty_suggestion(core)
     else:
         health, suggestion = "good", "Memory healthy. No action required."
+    advice = core.store.pull_advice()  # a pull that stopped on memory files comes first
+    if advice is not None:
+        suggestion = advice[0].upper() + advice[1:].rstrip(".") + "."
     return StatusResult(
         session="active" if open_session else "none",
         session_hours=round(hours, 2),

@@ -9,16 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elfmem.progress import Progress
-from elfmem.sharing import backup as backup_mod
-from elfmem.sharing import migrate as migrate_mod
-from elfmem.sharing import upstream as upstream_mod
-from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
-from elfmem.sharing.migrate import MigrateResult
-from elfmem.sharing.upstream import UpstreamImportResult
-
 if TYPE_CHECKING:
+    from elfmem.progress import Progress
     from elfmem.rhythms.core import Core
+    from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
+    from elfmem.sharing.migrate import MigrateResult
+    from elfmem.sharing.upstream import UpstreamImportResult
 
 
 class ArchiveOperations:
@@ -29,28 +25,40 @@ class ArchiveOperations:
 
     async def backup(self, path: str | Path) -> BackupResult:
         """Write a ``git bundle`` of the memory's branch and its ledger to ``path``."""
+        from elfmem.sharing import backup as backup_mod
+
         return backup_mod.backup(self._core, Path(path))
 
     @staticmethod
     async def restore(source: str | Path, target: str | Path | None = None) -> RestoreResult:
         """Clone a backup bundle into a new folder, ledger included; needs no open memory."""
+        from elfmem.sharing import backup as backup_mod
+
         return backup_mod.restore(Path(source), Path(target) if target is not None else None)
 
     async def rescue(self) -> RescueResult:
         """Say why nothing needs rescuing (the index moves with the git dir and heals itself)
         and run ``doctor``."""
+        from elfmem.sharing import backup as backup_mod
+
         return backup_mod.rescue(self._core)
 
     async def migrate_status(self) -> MigrateResult:
         """The memory's format version and the steps pending; reads only."""
+        from elfmem.sharing import migrate as migrate_mod
+
         return migrate_mod.status(self._core)
 
     async def migrate_plan(self) -> MigrateResult:
         """Every pending step with the files it writes or deletes and their hashes; reads only."""
+        from elfmem.sharing import migrate as migrate_mod
+
         return migrate_mod.status(self._core)
 
     async def migrate_apply(self) -> MigrateResult:
         """Apply every pending step as one ``migrate`` commit (``undo`` reverts it)."""
+        from elfmem.sharing import migrate as migrate_mod
+
         return migrate_mod.apply(self._core)
 
     async def import_upstream(
@@ -58,4 +66,6 @@ class ArchiveOperations:
     ) -> UpstreamImportResult:
         """Bring a memory made by upstream elfmem 0.20 (its project folder or database) in as
         one ``import`` commit: ids, cues, tags, links, edges and confidence kept. Idempotent."""
+        from elfmem.sharing import upstream as upstream_mod
+
         return upstream_mod.import_upstream(self._core, Path(path), progress)

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elfmem.errors import ElfmemError, InvalidInput, NotFound
-from elfmem.rhythms import doctor as doctor_mod
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
 from elfmem.store import Store, transport
 from elfmem.store.bundle import adopt_bundle_notes, write_backup
 from elfmem.store.notes import NOTES_REF
 from elfmem.store.tracking import adopt_remote_memory
+
+if TYPE_CHECKING:
+    from elfmem.rhythms import doctor as doctor_mod
 
 
 @dataclass(frozen=True)
@@ -181,4 +183,6 @@ def adopt_origin_notes(core: Core) -> None:
 
 
 def rescue(core: Core) -> RescueResult:
+    from elfmem.rhythms import doctor as doctor_mod  # every command opens through this module
+
     return RescueResult(RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core))

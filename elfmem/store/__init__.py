@@ -9,7 +9,7 @@ import pygit2
 
 from elfmem.block.secrets import check_note_lines
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import elsewhere, log, strays, writelock
+from elfmem.store import elsewhere, log, pullsteps, strays, writelock
 from elfmem.store import repo as repo_mod
 from elfmem.store.locks import LockFile, foreign_locks
 from elfmem.store.log import CommitInfo
@@ -155,6 +155,19 @@ class Store:
     def memory_elsewhere(self) -> str | None:
         """The branch that holds the memory when this checkout holds none (``elsewhere.py``)."""
         return elsewhere.memory_elsewhere(self.repo)
+
+    def memory_moved(self) -> elsewhere.Moved | None:
+        """Another clone's move of the memory to a ref, met by a pull (``elsewhere.py``)."""
+        return elsewhere.memory_moved(self.repo)
+
+    def pull_advice(self) -> str | None:
+        """What finishes a pull that stopped on memory files: following a move to a ref, or
+        merging again with elfmem's driver; None when no pull stopped there."""
+        moved = elsewhere.memory_moved(self.repo)
+        if moved is not None:
+            return moved.message
+        paths = pullsteps.text_merged_memory(self.repo)
+        return pullsteps.driver_steps(paths) if paths else None
 
     def committed_file(self, path: str) -> bytes | None:
         """``path`` (repository-relative) as the branch tip commits it; None when it has none.

@@ -222,6 +222,10 @@ def test_the_cli_says_when_fewer_blocks_bear_on_the_query(repo: Path) -> None:
     arun(system.close())
     res = CliRunner().invoke(cli, ["-C", str(repo), "recall", "what is the API rate limit"])
     assert res.exit_code == 0 and RATE_OLD in res.stdout and "Grafana" not in res.stdout
+    assert "Only" not in res.stderr  # no number was asked for: the frame shows what bears
+    res = CliRunner().invoke(
+        cli, ["-C", str(repo), "recall", "what is the API rate limit", "--top-k", "5"]
+    )
     assert "Only 1 of the 5 blocks asked for bear on this query." in res.stderr
 
 
