@@ -59,7 +59,15 @@ MODES = ("cue", "plain", "when", "cue+when")
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
-    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.0, 0.3, 0.5, 0.6)},
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.4, 0.5, 0.6)},
+    "coverage-0": SearchSettings(coverage_min=0.0, coverage_power=0.0),
+    "hard-0.4": SearchSettings(coverage_min=0.4, coverage_power=0.0),
+    **{f"power-{x:g}": SearchSettings(coverage_power=x) for x in (2, 3, 6)},
+    **{
+        f"whole-{w:g}-power-{x:g}": SearchSettings(coverage_whole=w, coverage_power=x)
+        for w in (0.4, 0.5, 0.6, 0.7, 1.0)
+        for x in (2, 4)
+    },
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
     "no-mmr": SearchSettings(use_mmr=False),
     "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),

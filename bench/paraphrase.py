@@ -47,8 +47,15 @@ except ImportError:  # pragma: no cover
 SETS = Path(__file__).resolve().parent / "sets"
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
-    "coverage-0": SearchSettings(coverage_min=0.0),
-    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.5, 0.6)},
+    "coverage-0": SearchSettings(coverage_min=0.0, coverage_power=0.0),
+    "hard-0.4": SearchSettings(coverage_min=0.4, coverage_power=0.0),
+    **{f"power-{x:g}": SearchSettings(coverage_power=x) for x in (2, 3, 6)},
+    **{
+        f"whole-{w:g}-power-{x:g}": SearchSettings(coverage_whole=w, coverage_power=x)
+        for w in (0.4, 0.5, 0.6, 0.7, 1.0)
+        for x in (2, 4)
+    },
+    **{f"coverage-{x:g}": SearchSettings(coverage_min=x) for x in (0.3, 0.4, 0.5, 0.6)},
     "no-feedback": SearchSettings(dense_feedback=0.0),
     "no-mmr": SearchSettings(use_mmr=False),
     "no-contiguity": SearchSettings(contiguity=0.0),

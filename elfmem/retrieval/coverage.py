@@ -9,11 +9,18 @@ alone; docs/benchmarks.md, "Questions in other words").
 A hit's coverage is the share of the question's word weight it holds: the smoothed IDF of each
 query word it contains over the sum for all of the query's words, words no block holds included
 (so a question naming an identifier nobody stored is never fully covered), words of a named
-time left out (the time lift weighs those). A hit under
-``COVERAGE_MIN`` leaves the lexical ranking; it is still a candidate if the dense arm finds it
-on its own. A question
-that names what it asks for (a service, a version, a ticket) covers its answer well above the
-floor, so names, numbers and paths keep their lexical lead.
+time left out (the time lift weighs those). Two rules use it, both only where a dense arm
+exists (without one the words are all there is):
+
+- a hit under ``COVERAGE_MIN`` leaves the lexical ranking; it is still a candidate if the dense
+  arm finds it on its own;
+- in rank fusion every other hit's term is weighed by its coverage to the power
+  ``COVERAGE_POWER`` (``weights``): bm25's score grows with the share of the question a block
+  holds, and ranks alone throw that away, so a hit sharing half of the question's weight placed
+  first by bm25 outranked the dense arm's answer as if it held all of it.
+
+A question that names what it asks for (a service, a version, a ticket) covers its answer well
+above the floor and close to whole, so names, numbers and paths keep their lexical lead.
 """
 
 from __future__ import annotations
@@ -25,13 +32,19 @@ from elfmem.index.termhits import TermHits
 from elfmem.retrieval.dates import MONTHS
 from elfmem.retrieval.fusechoice import smooth_idf
 
-COVERAGE_MIN = 0.4
-"""Chosen on the tune half of bench/sets with LoCoMo: names keep R@5 1.0 at every floor tried;
-paraphrase R@5 on the tune half is 0.04 with no floor, 0.58 at 0.4 and 0.61 at 0.5, while LoCoMo
-R@10 is 0.714 with no floor, 0.703 at 0.4 and 0.660 at 0.5 (a LoCoMo answer often shares one
-rare word of the question). Keeping thin hits that the vector corroborates instead (cosine 0.3 to
-0.5) lost more paraphrase questions than it won LoCoMo ones (docs/benchmarks.md, "Questions in
-other words")."""
+COVERAGE_MIN = 0.2
+"""Chosen with ``COVERAGE_POWER`` and ``COVERAGE_WHOLE`` on the tune half of bench/sets and on
+LoCoMo (docs/benchmarks.md, "Questions in other words"). The trade: a paraphrase question's best
+lexical hit covers 0.33 of it at the median (0.46 at the 90th percentile), a LoCoMo answer that
+is a lexical hit covers 0.56 (0.34 at the 25th percentile), so a floor high enough for the first
+drops many of the second. As a hard floor alone, 0.4 was the best (paraphrase R@5 on the tune
+half 0.58, LoCoMo R@10 0.699); the weighing below beats it on both (0.63, 0.700). Keeping thin
+hits that the vector corroborates lost: a word-sharing distractor is near in meaning too."""
+COVERAGE_POWER = 4.0
+"""The power of a hit's coverage (over ``COVERAGE_WHOLE``) that weighs its rank-fusion term; 0:
+every hit counts whole."""
+COVERAGE_WHOLE = 0.6
+"""The coverage from which a hit's rank-fusion term counts whole."""
 
 
 TIME_WORDS = frozenset(
@@ -74,3 +87,11 @@ def covered(
 ) -> dict[str, float]:
     """``scores`` (best first) less the hits whose coverage is under ``floor``; order kept."""
     return {b: v for b, v in scores.items() if shares.get(b, 0.0) >= floor}
+
+
+def weights(shares: Mapping[str, float], power: float, whole: float = 1.0) -> dict[str, float]:
+    """Each hit's rank-fusion factor: (coverage / ``whole``) to ``power``, at most 1.0, so a hit
+    holding ``whole`` of the question or more counts whole; power 0: all 1.0."""
+    if power <= 0 or whole <= 0:
+        return dict.fromkeys(shares, 1.0)
+    return {b: min(1.0, max(0.0, share) / whole) ** power for b, share in shares.items()}

@@ -59,6 +59,7 @@ def similarity(
     cosines: Cosines | None = None,
     late: Late | None = None,
     late_share: float = 0.0,
+    lexical_scale: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate (``fusion.query_similarity``) by the chosen fusion.
 
@@ -68,7 +69,8 @@ def similarity(
     lexical search did not rank still gets its share. With score fusion and ``cosines``, a
     lexical hit missing from ``dense`` is scored by its own cosine (``filled_dense``). With score
     fusion, ``late`` and ``late_share`` > 0, the fused blocks' texts are scored by ``late`` and
-    blended in with that share (``fusion.score_fusion``).
+    blended in with that share (``fusion.score_fusion``). With rank fusion, ``lexical_scale``
+    weighs each lexical hit's rank term (``retrieval.coverage.weights``).
     """
     if idf not in IDF_KINDS:
         raise InvalidInput(f"unknown IDF {idf!r}", "Use smooth or fts.")
@@ -76,7 +78,9 @@ def similarity(
     fuse_by = chosen(db, ranking, fuse_by)
     k, weights = rrf
     if fuse_by == "rrf":
-        return fusion.query_similarity(candidates, ranking, dense, k, list(weights))
+        return fusion.query_similarity(
+            candidates, ranking, dense, k, list(weights), lexical_scale=lexical_scale
+        )
     if idf == "smooth" and query and ranking:
         lexical = smoothed_lexical(term_hits(db, query, list(candidates), field_weights))
         ranking = list(lexical)

@@ -37,13 +37,18 @@ most 0.004 in recall_all@5. Only long documents are fused this way (``fusechoice
 
 
 def rrf(
-    rankings: Sequence[Sequence[str]], k: float = RRF_K, weights: Sequence[float] | None = None
+    rankings: Sequence[Sequence[str]],
+    k: float = RRF_K,
+    weights: Sequence[float] | None = None,
+    scales: Sequence[Mapping[str, float] | None] | None = None,
 ) -> dict[str, float]:
     """Σ over rankings of weight / (k + rank), rank counted from 1; best first.
 
     An id repeated inside one ranking counts once, at its first place, and later ids move up to
     close the gap. Ties keep the order in which ids were first seen, so the result is
-    deterministic.
+    deterministic. ``scales`` (one per ranking, or None) multiply an id's term in that ranking
+    by its own factor (an id a scale lacks keeps 1.0): the lexical ranking's hits weighed by how
+    much of the question each holds (``retrieval.coverage``).
     """
     if not (math.isfinite(k) and k >= 0):
         raise InvalidInput(f"RRF k must be finite and ≥ 0, got {k!r}", "Use k=60.")
@@ -56,10 +61,18 @@ def rrf(
         )
     if not all(math.isfinite(w) and w >= 0 for w in weights):
         raise InvalidInput("RRF weights must be finite and ≥ 0", "Use e.g. weights=(1.0, 1.0).")
+    if scales is None:
+        scales = [None] * len(rankings)
+    if len(scales) != len(rankings):
+        raise InvalidInput(
+            f"{len(scales)} scales for {len(rankings)} rankings",
+            "Pass one scale (or None) per ranking.",
+        )
     scores: dict[str, float] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
+    for ranking, weight, scale in zip(rankings, weights, scales, strict=True):
         for rank, doc_id in enumerate(dict.fromkeys(ranking), start=1):
-            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
+            factor = 1.0 if scale is None else scale.get(doc_id, 1.0)
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight * factor / (k + rank)
     return _best_first(scores)
 
 
@@ -160,14 +173,16 @@ def query_similarity(
     share: float | None = None,
     late: Mapping[str, float] | None = None,
     late_share: float = 0.0,
+    lexical_scale: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate, in the seed's three regimes (§4.3).
 
     ``lexical`` is the BM25 ranking (best first), ``dense`` maps each vector-search seed to its
     cosine. With lexical hits: RRF of both rankings, normalised so the top is 1.0. Without:
     the raw cosine. Candidates neither search returned (graph expansion) get the 0.0 sentinel.
-    ``weights`` (lexical, dense) pass through to ``rrf``; ``late`` and ``late_share`` to
-    ``score_fusion``.
+    ``weights`` (lexical, dense) pass through to ``rrf``, and ``lexical_scale`` as the lexical
+    ranking's per-hit factors; ``late`` and ``late_share`` to ``score_fusion``, whose scaled
+    scores keep bm25's magnitudes and so need no factor.
     """
     if lexical and share is not None and lexical_scores is not None:
         fused = score_fusion(
@@ -175,7 +190,9 @@ def query_similarity(
         )
     elif lexical:
         dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
-        fused = normalise_top(rrf([lexical, dense_ranking], k=k, weights=weights))
+        fused = normalise_top(
+            rrf([lexical, dense_ranking], k=k, weights=weights, scales=[lexical_scale, None])
+        )
     else:
         fused = {doc_id: float(cosine) for doc_id, cosine in dense.items()}
     return {doc_id: fused.get(doc_id, 0.0) for doc_id in candidates}

@@ -60,6 +60,8 @@ class _Pool:
     via: dict[str, str] = field(default_factory=dict)
     lexical: list[str] = field(default_factory=list)
     lexical_scores: dict[str, float] = field(default_factory=dict)
+    lexical_scale: dict[str, float] | None = None
+    """Each lexical hit's rank-fusion factor (``coverage.weights``); None: all whole."""
     dense: dict[str, float] = field(default_factory=dict)
     query_vec: npt.NDArray[np.float32] | None = None
     dense_vec: npt.NDArray[np.float32] | None = None
@@ -120,21 +122,28 @@ def _seed(
         pool.dense = _dense(db, pool.query_vec, f, s)
         hits = lexical_hits()
     pool.lexical_scores = dict([(b, score) for b, score in hits if keep(b)][: s.seeds])
-    if s.coverage_min > 0 and pool.lexical_scores and pool.query_vec is not None:
-        pool.lexical_scores = _covering(db, query, pool.lexical_scores, s)
+    if pool.lexical_scores and pool.query_vec is not None:
+        _cover(db, query, pool, s)
     pool.lexical = list(pool.lexical_scores)
     pool.add(pool.lexical, "search")
     pool.add(pool.dense, "search")
     return pool
 
 
-def _covering(
-    db: IndexDB, query: str, scores: dict[str, float], s: SearchSettings
-) -> dict[str, float]:
-    """The lexical hits that cover the question (``retrieval.coverage``), best first. Only with
-    a dense arm: without one the words are all there is."""
-    shares = coverage.coverage(term_hits(db, query, list(scores), s.field_weights))
-    return coverage.covered(scores, shares, s.coverage_min)
+def _cover(db: IndexDB, query: str, pool: _Pool, s: SearchSettings) -> None:
+    """Keep the lexical hits that cover the question and weigh each by how much of it it holds
+    (``retrieval.coverage``). Only with a dense arm: without one the words are all there is."""
+    if s.coverage_min <= 0 and s.coverage_power <= 0:
+        return
+    shares = coverage.coverage(term_hits(db, query, list(pool.lexical_scores), s.field_weights))
+    if s.coverage_min > 0:
+        pool.lexical_scores = coverage.covered(pool.lexical_scores, shares, s.coverage_min)
+    if s.coverage_power > 0:
+        pool.lexical_scale = coverage.weights(
+            {b: shares.get(b, 0.0) for b in pool.lexical_scores},
+            s.coverage_power,
+            s.coverage_whole,
+        )
 
 
 def _dense(
@@ -169,6 +178,7 @@ def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, 
         cosines=None if vec is None else _cosines(db, vec),
         late=late,
         late_share=s.late_share,
+        lexical_scale=pool.lexical_scale,
     )
 
 

@@ -14,7 +14,7 @@ from elfmem.index import FieldWeights
 from elfmem.index.calibration import Cuts
 from elfmem.retrieval import contiguity as contig
 from elfmem.retrieval import fusion, late, mmr
-from elfmem.retrieval.coverage import COVERAGE_MIN
+from elfmem.retrieval.coverage import COVERAGE_MIN, COVERAGE_POWER, COVERAGE_WHOLE
 from elfmem.retrieval.dense_query import FEEDBACK, FEEDBACK_DEPTH
 
 DENSE_FLOOR = 0.35
@@ -46,6 +46,11 @@ class SearchSettings:
     coverage_min: float = COVERAGE_MIN
     """A lexical hit holding less of the question's word weight leaves the lexical ranking
     (``retrieval.coverage``); 0: every word match counts, as before."""
+    coverage_power: float = COVERAGE_POWER
+    """Rank fusion weighs each lexical hit by its coverage to this power
+    (``retrieval.coverage.weights``); 0: every hit counts whole."""
+    coverage_whole: float = COVERAGE_WHOLE
+    """The coverage at which a lexical hit counts whole in rank fusion."""
     rrf_k: int = fusion.RRF_K
     fusion_weights: tuple[float, float] = fusion.FUSION_WEIGHTS
     """RRF weights of (lexical, dense) rankings."""

@@ -144,3 +144,28 @@ def test_similarity_without_a_share_stays_rank_fusion() -> None:
     assert query_similarity(["a", "b", "c"], lexical, dense, lexical_scores=scores) == (
         query_similarity(["a", "b", "c"], lexical, dense)
     )
+
+
+def test_rrf_scales_weigh_each_id_of_one_ranking() -> None:
+    got = rrf([["a", "b"], ["c", "b"]], k=10, scales=[{"a": 0.25}, None])
+    # a = 0.25/11 = 0.0227273; b = 1/12 + 1/12 = 0.1666667; c = 1/11 = 0.0909091
+    assert list(got) == ["b", "c", "a"]
+    assert got == pytest.approx({"a": 0.0227273, "b": 0.1666667, "c": 0.0909091}, abs=1e-7)
+    with pytest.raises(InvalidInput, match="scales"):
+        rrf([["a"], ["b"]], scales=[None])
+
+
+def test_a_thin_lexical_hit_placed_first_by_bm25_no_longer_outranks_the_dense_top() -> None:
+    """Rank fusion drops bm25's magnitudes; the lexical scale puts back how much of the question
+    a hit holds, so a hit holding a sliver of it counts for a sliver of its rank."""
+    plain = query_similarity(["x", "y"], ["x"], {"y": 0.6, "x": 0.1}, k=10, weights=[1.0, 0.7])
+    scaled = query_similarity(
+        ["x", "y"],
+        ["x"],
+        {"y": 0.6, "x": 0.1},
+        k=10,
+        weights=[1.0, 0.7],
+        lexical_scale={"x": 0.3**4},
+    )
+    assert max(plain, key=plain.__getitem__) == "x"
+    assert max(scaled, key=scaled.__getitem__) == "y"
