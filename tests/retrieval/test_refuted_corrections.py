@@ -27,7 +27,9 @@ class Pair:
     def older_state(self) -> BlockState:
         ok, bad = self.before[0] + self.since[0], self.before[1] + self.since[1]
         since = (("newer", (float(self.since[0]), float(self.since[1]))),)
-        return BlockState(alpha=0.5 + ok, beta=0.5 + bad, since_revision=since if self.timed else ())
+        return BlockState(
+            alpha=0.5 + ok, beta=0.5 + bad, since_revision=since if self.timed else ()
+        )
 
     def newer_state(self) -> BlockState:
         return BlockState(alpha=0.5 + self.newer[0], beta=0.5 + self.newer[1])
