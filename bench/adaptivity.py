@@ -325,6 +325,8 @@ async def _correct(
             record["supersedes"] = right[s.name]
     res = await system.remember_many(records)
     await system.dream()
+    if LINK == "declared":
+        _unlearn(system, [(n, right[s.name]) for s, n in zip(due, res.created, strict=True)])
     for s, block_id in zip(due, res.created, strict=True):
         old = right[s.name]
         corrections[s.name] = (block_id, old, s.correction_right)
@@ -334,6 +336,19 @@ async def _correct(
         else:
             wrong[s.name].append(block_id)
             wrong_negatives[block_id] = 0
+
+
+def _unlearn(system: MemorySystem, pairs: list[tuple[str, str]]) -> None:
+    """Take away the ``revises`` edges dream learned between each correction and the block it
+    declares it supersedes: ``--link declared`` measures the declared link alone, as for a
+    correction in other words that dream does not recognise."""
+    core = system._core
+    lines: dict[str, list[str]] = {}
+    for new, old in pairs:
+        for block, target, relation in ((new, old, "revises"), (old, new, "revised_by")):
+            event = core.event("edge_remove", block, target=target, relation=relation)
+            lines.setdefault(block, []).append(event)
+    core.record(lines, "bench: declared links only")
 
 
 SHOW_FAILURES = False

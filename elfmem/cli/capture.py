@@ -114,8 +114,8 @@ def remember(
     --supersedes ID says the new block corrects block ID (an id or a unique prefix; repeat it
     for several). The relation is written into the new block's file in the same commit, so
     recall ranks the correction above ID at once, until outcomes refute it; `undo` removes
-    both. An unknown or archived ID, or a text identical to ID's, is refused and nothing is
-    written.
+    both. An unknown or archived ID, or a text that says the same as ID's, is refused and
+    nothing is written.
 
     With --batch, each line is one JSON object: `content` (a string, required), `cue`,
     `category` and `when` (strings), `tags` (a list of strings, or one string of tags),
