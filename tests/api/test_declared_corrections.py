@@ -114,6 +114,12 @@ def test_a_bad_supersedes_is_refused_and_writes_nothing(repo: Path) -> None:
                 [{"content": "fine"}, {"content": RATE_WRONG, "supersedes": "0123456789abcdef"}]
             )
         )
+    with pytest.raises(InvalidInput, match="Record 2: .*earlier record of the batch"):
+        arun(
+            system.remember_many(
+                [{"content": RATE_WRONG}, {"content": RATE_WRONG, "supersedes": old}]
+            )
+        )
     assert _head(repo) == before
     arun(system.forget(other))
     archived = _head(repo)
