@@ -31,7 +31,7 @@ class BlockState:
     """(newer block, (confirming, refuting)): the outcome weight given to this block since that
     newer block claimed to correct it, the evidence that still counts for it against that
     correction: since its learned ``revises`` edge, or for a declared ``supersedes`` since the
-    newer block's ``created`` stamp. Absent when the claim has no time."""
+    newer block's ``created`` second. Absent when the claim has no time."""
 
     @property
     def confirmed(self) -> float:

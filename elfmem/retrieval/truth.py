@@ -121,8 +121,9 @@ def since_revised(older: BlockState, newer: str) -> BlockState:
 
     Only the outcomes given since the claim: the world may have changed, so the confirmations
     from before it say nothing about which of the two is right now. A declared ``supersedes``
-    counts from the newer block's ``created`` stamp; without any time for the claim (a stamp
-    with no time zone) the older block's confirmations are dropped and its refutations kept.
+    counts from the end of the second the newer block's ``created`` stamp names; without any
+    time for the claim (a stamp with no time zone) the older block's confirmations are dropped
+    and its refutations kept.
     """
     since = dict(older.since_revision).get(newer)
     if since is None:

@@ -322,9 +322,14 @@ def _revision_targets(folded: Folded, relation: str) -> tuple[str, ...]:
     return tuple(sorted(t for (t, r), w in folded.edges.items() if r == relation and w > 0))
 
 
+CREATED_RESOLUTION = 1_000_000
+"""A ``created`` stamp's precision in microseconds: an outcome stamped within the second a
+correction was captured in may have come before it, and is counted as said before the claim."""
+
+
 def declared_claims(db: IndexDB, ids: Sequence[str]) -> dict[str, dict[str, int]]:
     """Per block among ``ids`` that a declared ``supersedes`` names: each newer block with the
-    time its claim starts, its ``created`` stamp in microseconds.
+    time its claim starts, the end of the second its ``created`` stamp names, in microseconds.
 
     The relation lives in the newer block's file and carries no time of its own; the newer
     block's birth is when it claimed the world had changed (exact for ``remember --supersedes``).
@@ -337,8 +342,8 @@ def declared_claims(db: IndexDB, ids: Sequence[str]) -> dict[str, dict[str, int]
     out: dict[str, dict[str, int]] = {}
     for newer, older in pairs:
         micros = ts_micros(born[newer].created) if newer in born else None
-        if micros is not None:
-            out.setdefault(older, {})[newer] = micros
+        if micros is not None:  # the stamp is cut to the second: that second is before it
+            out.setdefault(older, {})[newer] = micros + CREATED_RESOLUTION
     return out
 
 

@@ -221,3 +221,25 @@ def test_curate_brings_back_a_block_a_refuted_correction_archived(repo: Path) ->
     arun(system.undo())
     assert arun(system.show(old)).status == "archived"
     arun(system.close())
+
+
+def test_confirmations_after_a_declared_correction_count_for_the_older_block(
+    repo: Path,
+) -> None:
+    """A declared claim starts when its block was captured: confirmations the older block
+    draws after that are evidence against the correction; those from before, and from the
+    same second (``created`` is cut to the second), are not."""
+    clock = SimulatedClock(1767603600.5)
+    system, ids = _memory(repo, clock)
+    old = ids[RATE_OLD]
+    for _ in range(3):
+        arun(system.outcome([old], 1.0))  # before the claim: they stop counting
+    wrong = arun(system.remember(RATE_OTHER_WORDS, supersedes=old)).block_id
+    arun(system.dream())
+    order = _ids(system)
+    assert order.index(wrong) < order.index(old)
+    clock.advance(2.0)
+    arun(system.outcome([old], 1.0))  # since the claim: the older block is right after all
+    order = _ids(system)
+    assert order.index(old) < order.index(wrong)
+    arun(system.close())
