@@ -23,7 +23,7 @@ many negatives a wrong correction took to fall back below the block it tried to 
 duplicates collapsed and distinct facts archived by the first dream.
 
     python bench/adaptivity.py [--split report|tune] [--seeds 10-39] [--rounds 20] [--jobs 2]
-        [--trace] [--flips stream|hash]
+        [--trace] [--flips stream|hash] [--link learned|declared]
 
 ``--flips hash``: each outcome's flip drawn from the outcome itself (``truthgen.flip_draw``).
 """
@@ -44,7 +44,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import truthgen  # noqa: E402
-from adaptivity_corrections import corrections_seen, fell_back  # noqa: E402
+from adaptivity_corrections import (  # noqa: E402
+    corrections_seen,
+    fell_back,
+    older_final_rank,
+    older_top1,
+)
 from adaptivity_issue import IssueCount, issue_count  # noqa: E402
 from adaptivity_losses import Losses, loss_lines, record  # noqa: E402
 from adaptivity_merge import merge_check  # noqa: E402
@@ -145,6 +150,7 @@ async def run_corpus(
         corrections: dict[str, tuple[str, str, bool]] = {}
         wrong_negatives: dict[str, int] = {}
         wrong_back: set[str] = set()
+        fell_at: dict[str, int] = {}
         first_after: set[str] = set()
         later_top1: dict[str, list[bool]] = {}
         obsolete: set[str] = set()
@@ -252,6 +258,7 @@ async def run_corpus(
                 if fell_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
                     new = corrections[s.name][0]
                     slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
+                older_top1(s, ids, r, corrections, wrong_back, fell_at, out)
             out.wins.append(wins / len(subjects))
             out.losses += [(r, name in flipped) for name in sorted(won_before - won_now)]
             won_before = won_now
@@ -260,6 +267,9 @@ async def run_corpus(
             for kind in ("misleading", "obsolete")
         }
         out.wrong_never_back = len(set(wrong_negatives) - wrong_back)
+        for s in subjects:
+            if s.name in corrections and not corrections[s.name][2]:
+                await older_final_rank(system, s, corrections[s.name][1], out)
         out.right_at_fifth = [at_fifth[b] for b in right.values() if b in at_fifth]
         out.issue_never = {
             kind: len(
@@ -304,10 +314,19 @@ async def _correct(
     corrections: dict[str, tuple[str, str, bool]],
     wrong_negatives: dict[str, int],
 ) -> None:
-    """Capture the corrections, dream, and move what counts as right and misleading."""
+    """Capture the corrections, dream, and move what counts as right and misleading.
+
+    With ``--link declared`` each correction is captured with ``supersedes`` naming the block it
+    corrects; otherwise dream has to recognise it (a learned ``revises`` edge)."""
     due = [s for s in subjects if s.correction]
-    res = await system.remember_many([{"content": s.correction} for s in due])
+    records: list[dict[str, object]] = [{"content": s.correction} for s in due]
+    if LINK == "declared":
+        for record, s in zip(records, due, strict=True):
+            record["supersedes"] = right[s.name]
+    res = await system.remember_many(records)
     await system.dream()
+    if LINK == "declared":
+        _unlearn(system, [(n, right[s.name]) for s, n in zip(due, res.created, strict=True)])
     for s, block_id in zip(due, res.created, strict=True):
         old = right[s.name]
         corrections[s.name] = (block_id, old, s.correction_right)
@@ -319,9 +338,23 @@ async def _correct(
             wrong_negatives[block_id] = 0
 
 
+def _unlearn(system: MemorySystem, pairs: list[tuple[str, str]]) -> None:
+    """Take away the ``revises`` edges dream learned between each correction and the block it
+    declares it supersedes: ``--link declared`` measures the declared link alone, as for a
+    correction in other words that dream does not recognise."""
+    core = system._core
+    lines: dict[str, list[str]] = {}
+    for new, old in pairs:
+        for block, target, relation in ((new, old, "revises"), (old, new, "revised_by")):
+            event = core.event("edge_remove", block, target=target, relation=relation)
+            lines.setdefault(block, []).append(event)
+    core.record(lines, "bench: declared links only")
+
+
 SHOW_FAILURES = False
 TRACE = False
 FLIPS = "stream"
+LINK = "learned"
 
 
 def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
@@ -353,8 +386,15 @@ def main() -> None:
         default="stream",
         help="draw each flip from one stream, or from a hash of (seed, subject, round, role)",
     )
+    ap.add_argument(
+        "--link",
+        choices=("learned", "declared"),
+        default="learned",
+        help="corrections recognised by dream, or captured with `supersedes` naming the old block",
+    )
     args = ap.parse_args()
-    global SHOW_FAILURES, TRACE, FLIPS
+    global SHOW_FAILURES, TRACE, FLIPS, LINK
+    LINK = args.link
     SHOW_FAILURES = args.show_failures
     TRACE = args.trace
     FLIPS = args.flips
@@ -364,7 +404,7 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
     flips = "" if args.flips == "stream" else "; flips drawn from a hash of the outcome"
-    print(f"split {args.split}: families {families}{flips}")
+    print(f"split {args.split}: families {families}{flips}; corrections' links {args.link}")
     for c in results:
         if c.trace:
             print(c.trace)

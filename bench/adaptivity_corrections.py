@@ -1,4 +1,5 @@
-"""Corrections in ``bench/adaptivity.py``: right ones shown first, wrong ones falling back."""
+"""Corrections in ``bench/adaptivity.py``: right ones shown first, wrong ones falling back, and
+the block a wrong correction tried to replace winning back the top place."""
 
 from __future__ import annotations
 
@@ -50,3 +51,38 @@ def fell_back(
             out.record_at_bound["wrong"] = out.record_at_bound.get("wrong", 0) + 1
         return negatives[new] > 3
     return False
+
+
+def older_top1(
+    s: truthgen.Subject,
+    ids: list[str],
+    r: int,
+    corrections: dict[str, tuple[str, str, bool]],
+    back: set[str],
+    fell_at: dict[str, int],
+    out: CorpusResult,
+) -> None:
+    """Rounds from a wrong correction's fall below the older block until that block (still the
+    right answer) is first again: counted once, in the first round it is."""
+    if s.name not in corrections or corrections[s.name][2]:
+        return
+    new, old, _ = corrections[s.name]
+    if new in back:
+        fell_at.setdefault(new, r)
+    if new not in fell_at or new in out.older_top1_rounds:
+        return
+    if ids and ids[0] == old:
+        out.older_top1_rounds[new] = r - fell_at[new]
+
+
+async def older_final_rank(
+    system: object, s: truthgen.Subject, old: str, out: CorpusResult
+) -> None:
+    """Where the older block of a wrong correction ranks after the last round (0: not in the
+    first ``WIDE``)."""
+    wide = await system.recall(s.question, top_k=WIDE, reinforce=False)  # type: ignore[attr-defined]
+    ids = [b.id for b in wide.blocks]
+    out.older_final_rank.append(ids.index(old) + 1 if old in ids else 0)
+
+
+WIDE = 50

@@ -27,6 +27,11 @@ class CorpusResult:
     correction_top1_later: list[float] = field(default_factory=list)
     wrong_correction_negatives: list[int] = field(default_factory=list)
     wrong_never_back: int = 0
+    older_top1_rounds: dict[str, int] = field(default_factory=dict)
+    """Per wrong correction that fell below the older block: rounds from that fall until the
+    older block was first again (0: the same round)."""
+    older_final_rank: list[int] = field(default_factory=list)
+    """Per wrong correction: the older block's rank after the last round (0: not in the top 50)."""
     issue_negatives: dict[str, list[int]] = field(default_factory=dict)
     """The same count by the issue's definition (``IssueCount``)."""
     issue_never: dict[str, int] = field(default_factory=dict)
@@ -79,6 +84,25 @@ def _print_negatives(kind: str, neg: list[int], ending: str) -> None:
         f"  {kind}: median {statistics.median(neg)}, max {max(neg)} ({len(neg)} blocks,"
         f" over 5: {sum(1 for n in neg if n > 5)}; {ending})"
     )
+
+
+def _print_older(results: list[CorpusResult], wrong: int) -> None:
+    """The block a wrong correction tried to replace: back at top 1, and where it ends."""
+    rounds = [n for c in results for n in c.older_top1_rounds.values()]
+    final = [n for c in results for n in c.older_final_rank]
+    if rounds:
+        print(
+            f"  rounds from that fall until the older block was top 1 again: median"
+            f" {statistics.median(rounds)}, max {max(rounds)} ({len(rounds)} of {wrong};"
+            f" over 2: {sum(1 for n in rounds if n > 2)})"
+        )
+    if final:
+        top1 = sum(1 for n in final if n == 1)
+        lost = sorted(n for n in final if n != 1)
+        print(
+            f"  the older block after the last round: top 1 for {top1} of {len(final)};"
+            f" elsewhere at rank(s) {lost or 'none'} (0: not in the top 50)"
+        )
 
 
 def report(results: list[CorpusResult], rounds: int) -> None:
@@ -153,6 +177,8 @@ def report(results: list[CorpusResult], rounds: int) -> None:
             f" with a right block's record at the 3rd negative:"
             f" {sum(c.record_at_bound.get('wrong', 0) for c in results)})"
         )
+    if wrong:
+        _print_older(results, len(wrong) + wrong_never)
     dup_t = sum(c.duplicates_total for c in results)
     dup_c = sum(c.duplicates_collapsed for c in results)
     dis_t = sum(c.distinct_total for c in results)

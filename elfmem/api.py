@@ -318,17 +318,26 @@ class MemorySystem(
         pinned: bool = False,
         allow_secret: bool = False,
         when: str = "",
+        supersedes: str | Sequence[str] = (),
     ) -> RememberResult:
         """Store one block in the inbox: one commit, milliseconds, no LLM. Always pass a cue.
 
         ``when`` is the date it was said or learned (``2023-05-08``, ``8 May 2023``,
         ``yesterday``…, or a period: ``8 May 2023 to 9 June 2023``): recall uses it for
-        questions that ask when or name a time."""
+        questions that ask when or name a time. ``supersedes`` names the block(s) this one
+        corrects (ids or unique prefixes): the relation is written in the same commit, and
+        recall ranks the correction above them until outcomes refute it."""
         from elfmem.rhythms import capture
         from elfmem.rhythms.capture import Capture
 
-        item = Capture(content, cue, tuple(tags), category, pinned, when)
+        targets = (supersedes,) if isinstance(supersedes, str) else tuple(supersedes)
+        item = Capture(content, cue, tuple(tags), category, pinned, when, self._targets(targets))
         return capture.remember(self._core, item, allow_secret)
+
+    def _targets(self, refs: Sequence[str]) -> tuple[str, ...]:
+        from elfmem.rhythms.ids import resolve_all
+
+        return tuple(resolve_all(self._core, [r for r in refs if r.strip()]))
 
     async def remember_many(
         self,
@@ -337,7 +346,7 @@ class MemorySystem(
         progress: Progress | None = None,
     ) -> BatchResult:
         """Store many blocks in ONE commit. Items are dicts with content, cue, tags, category
-        and optionally pinned and when.
+        and optionally pinned, when and supersedes (an id or a list of ids it corrects).
 
         ``progress(stage, done, total)`` hears each item as it is checked.
         """
@@ -346,6 +355,10 @@ class MemorySystem(
 
         caps = [i for i in items if isinstance(i, Capture)]
         caps += capture.captures_from([i for i in items if not isinstance(i, Capture)])
+        caps = [
+            dataclasses.replace(c, supersedes=self._targets(c.supersedes)) if c.supersedes else c
+            for c in caps
+        ]
         return capture.remember_many(self._core, caps, allow_secret, progress)
 
     async def edit(

@@ -79,7 +79,7 @@ GUIDES: dict[str, tuple[str, str, str, str, str]] = {
     ),
     "close": ("Shutting down: ends the session, flushes the spool.", "-", "ms", "None", "-"),
     "remember": (
-        "Storing one idea. Always pass a cue.",
+        "Storing one idea. Always pass a cue. Correcting a block recall showed: supersedes=ID.",
         "Many at once: remember_many.",
         "one commit, ms, no LLM",
         "RememberResult (created or duplicate)",

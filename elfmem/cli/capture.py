@@ -82,6 +82,13 @@ def _at_line(exc: InvalidInput, batch: str, lines: list[int]) -> InvalidInput:
     "or a period: '8 May 2023 to 9 June 2023'.",
 )
 @click.option(
+    "--supersedes",
+    "supersedes",
+    multiple=True,
+    metavar="ID",
+    help="The block this one corrects (repeatable): recorded in the same commit.",
+)
+@click.option(
     "--batch", type=str, default=None, help="A JSONL file of blocks (or - for stdin): one commit."
 )
 @click.option(
@@ -97,21 +104,33 @@ def remember(
     category: str,
     pinned: bool,
     when: str,
+    supersedes: tuple[str, ...],
     batch: str | None,
     allow_secret: bool,
     json_: bool,
 ) -> None:
     """Store knowledge in the inbox. Milliseconds, no LLM, one commit.
 
+    --supersedes ID says the new block corrects block ID (an id or a unique prefix; repeat it
+    for several). The relation is written into the new block's file in the same commit, so
+    recall ranks the correction above ID at once, until outcomes refute it; `undo` removes
+    both. An unknown or archived ID, or a text that says the same as ID's, is refused and
+    nothing is written.
+
     With --batch, each line is one JSON object: `content` (a string, required), `cue`,
-    `category` and `when` (strings), `tags` (a list of strings, or one string of tags) and
-    `pinned` (true or false). A field of another type is refused, naming its line and field,
-    and nothing is written.
+    `category` and `when` (strings), `tags` (a list of strings, or one string of tags),
+    `pinned` (true or false) and `supersedes` (a block id, or a list of them). A field of
+    another type is refused, naming its line and field, and nothing is written.
 
     CONTENT `-` (or none, with text piped in) reads one block's plain-text content from stdin,
     as `--batch -` reads JSONL records from it.
     """
     if batch is not None:
+        if supersedes:
+            raise click.UsageError(
+                "--supersedes names one block's corrections; in a --batch "
+                "file give each record its own `supersedes` field."
+            )
         lines: list[int] = []
         try:
             records = _read_batch(batch, lines)
@@ -152,6 +171,7 @@ def remember(
             pinned=pinned,
             allow_secret=allow_secret,
             when=when,
+            supersedes=supersedes,
         ),
     )
     # Standard output is the id either way, so `id=$(elfmem remember …)` works for a duplicate too.

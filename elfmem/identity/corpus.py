@@ -17,6 +17,7 @@ from elfmem.block.text import preview
 from elfmem.index import queries
 from elfmem.retrieval import truth
 from elfmem.retrieval.confidence import beta_evidence, beta_mean
+from elfmem.retrieval.state import BlockState
 from elfmem.rhythms.adaptive import declared_degree
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.curate import archive_blocks
@@ -54,6 +55,12 @@ class CorpusReview(Result):
         return "\n".join([head, *lines])
 
 
+def _claim_refuted(core: Core, newer: str, older: BlockState) -> bool:
+    """Outcomes refuted the correction: the block it named stands on its own record again."""
+    folded = core.ledger.folded(newer)
+    return truth.claim_refuted(BlockState(alpha=folded.alpha, beta=folded.beta), older, newer)
+
+
 def _reasons(core: Core, rows: list[queries.BlockRow]) -> dict[str, tuple[str, str]]:
     live = [r for s in ("inbox", "active") for r in queries.list_blocks(core.db(), status=s)]
     superseded = {t: r.id for r in live for k, t in r.relations if k == "supersedes"}
@@ -65,7 +72,7 @@ def _reasons(core: Core, rows: list[queries.BlockRow]) -> dict[str, tuple[str, s
         st = states[row.id]
         conf = beta_mean(st.alpha, st.beta)
         evidence = beta_evidence(st.alpha, st.beta)
-        if row.id in superseded:
+        if row.id in superseded and not _claim_refuted(core, superseded[row.id], st):
             out[row.id] = ("archive", f"superseded by {superseded[row.id]}")
         elif truth.is_refuted(st):  # as recall and curate: two mistaken 0.0s archive nothing
             out[row.id] = ("archive", f"refuted (confidence {conf:.2f})")

@@ -22,7 +22,8 @@ Kind = Literal["read", "write", "destructive"]
 
 @with_config(ConfigDict(strict=True))  # "pinned": "false" is refused, never read as true
 class MemoryItem(TypedDict, total=False):
-    """One block to remember: content (required), cue, tags, category, pinned, when."""
+    """One block to remember: content (required), cue, tags, category, pinned, when, and
+    supersedes (ids of the blocks it corrects)."""
 
     content: Required[str]
     cue: str
@@ -30,6 +31,7 @@ class MemoryItem(TypedDict, total=False):
     category: str
     pinned: bool
     when: str
+    supersedes: list[str]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,13 @@ TOP_K = Param(
 )
 AT = Param("at", str | None, "Answer from memory as it was at this commit (e.g. HEAD~20).")
 SECRET = Param("allow_secret", bool, "Store text that looks like a credential anyway.")
+SUPERSEDES = Param(
+    "supersedes",
+    list[str],
+    "Ids of the blocks this one corrects (when you know you are correcting something recall "
+    "showed). Recorded in the same commit; recall then ranks the new block above them until "
+    "outcomes refute it.",
+)
 SOURCE = Param("source", str, "The block the link starts from.")
 TARGET = Param("target", str, "The block it points to.")
 IMPORT_PARAMS = (
@@ -34,8 +41,10 @@ CORE: tuple[ToolSpec, ...] = (
         "Store one piece of knowledge in long-term memory (its inbox): milliseconds, no LLM, one "
         "git commit. Always pass a cue: without one the block is found only by its own wording. "
         "Storing the same text again is a graceful duplicate that returns the existing block_id. "
-        'Example: {"content": "The API rate-limits at 100 req/min per key", '
-        '"cue": "hitting 429s or planning request throughput", "tags": ["api/limits"]}',
+        "When the new text corrects a block recall showed, pass its id in supersedes. "
+        'Example: {"content": "The API rate-limits at 1000 req/min per key", '
+        '"cue": "hitting 429s or planning request throughput", "tags": ["api/limits"], '
+        '"supersedes": ["6d30b623c804705e"]}',
         (
             CONTENT,
             CUE,
@@ -50,6 +59,7 @@ CORE: tuple[ToolSpec, ...] = (
                 "8 May 2023 to 9 June 2023); recall uses it for questions that ask when or name "
                 "a time.",
             ),
+            SUPERSEDES,
         ),
     ),
     ToolSpec(
@@ -57,7 +67,8 @@ CORE: tuple[ToolSpec, ...] = (
         "write",
         True,
         "Store several blocks in ONE commit (use instead of many elfmem_remember calls). Each "
-        'item has content and, ideally, a cue. Example: {"items": [{"content": "Deploys '
+        "item has content and, ideally, a cue; supersedes lists the ids an item corrects. "
+        'Example: {"items": [{"content": "Deploys '
         'freeze on Fridays", "cue": "planning a release"}, {"content": "Staging mirrors '
         'prod nightly", "cue": "testing against realistic data"}]}',
         (

@@ -5,7 +5,8 @@ relevant block that outcomes have not refuted, in diversity (MMR) order, then re
 which appear only when fewer than k others bear on the query. A block that a holding correction
 supersedes stays in the relevant tier, below its correction and marked. Once a correction is
 claimed, the older block's confirmations from before it stop counting, whether or not the
-correction holds, and its refutations do not (``truth.superseded_standing``). ``truth`` says
+correction holds, and its refutations do not (``truth.superseded_standing``), until outcomes
+refute the correction (``truth.claim_refuted``). ``truth`` says
 how a score is made and which correction holds; this module only orders.
 """
 

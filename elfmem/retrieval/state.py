@@ -29,8 +29,9 @@ class BlockState:
     """Blocks that revise this one."""
     since_revision: tuple[tuple[str, tuple[float, float]], ...] = ()
     """(newer block, (confirming, refuting)): the outcome weight given to this block since that
-    newer block's learned ``revises`` edge, the evidence that still counts for it against that
-    correction. Absent for a declared ``supersedes`` (it carries no time)."""
+    newer block claimed to correct it, the evidence that still counts for it against that
+    correction: since its learned ``revises`` edge, or for a declared ``supersedes`` since the
+    newer block's ``created`` second. Absent when the claim has no time."""
 
     @property
     def confirmed(self) -> float:

@@ -17,7 +17,9 @@ Three rules, each a pure function here and applied in ``pipeline``:
   (a learned ``revises`` edge, or a declared ``supersedes``), the newer ranks directly above the
   older and the older is marked with the newer's id. A correction keeps that place while the
   outcomes since it leave it at least as well off as the older block, judged on its record
-  since or on its whole record when that is worse (``correction_holds``).
+  since or on its whole record when that is worse (``correction_holds``). A correction that
+  outcomes refute (``claim_refuted``) takes nothing from the older block: its whole record
+  counts again, as if the correction had never been claimed.
 
 The thresholds were chosen on the tune split of ``bench/adaptivity.py`` (a tenth of outcomes
 flipped); docs/ranking.md gives the reasoning and the measurements.
@@ -118,8 +120,10 @@ def since_revised(older: BlockState, newer: str) -> BlockState:
     """The evidence that still counts for a block ``newer`` claims to correct.
 
     Only the outcomes given since the claim: the world may have changed, so the confirmations
-    from before it say nothing about which of the two is right now. Without a time for the claim
-    (a declared ``supersedes``) its confirmations are dropped and its refutations kept.
+    from before it say nothing about which of the two is right now. A declared ``supersedes``
+    counts from the end of the second the newer block's ``created`` stamp names; without any
+    time for the claim (a stamp with no time zone) the older block's confirmations are dropped
+    and its refutations kept.
     """
     since = dict(older.since_revision).get(newer)
     if since is None:
@@ -135,14 +139,34 @@ def superseded_standing(older: BlockState, newer: str) -> BlockState:
     correction drops the older block's old confirmations, never its old refutations, so a block
     outcomes had refuted before a look-alike claimed to correct it stays refuted.
 
-    This holds whether or not the correction holds. Once a newer block claims the world changed,
-    confirmations from before the claim say nothing about now, for either answer: a right older
-    block keeps its place on the confirmations it draws since, and an obsolete one whose
-    correction drew a mistaken 0.0 no longer hides behind the confirmations of its past.
+    This holds whether or not the correction holds, until outcomes refute it
+    (``claim_refuted``). Once a newer block claims the world changed, confirmations from before
+    the claim say nothing about now, for either answer: a right older block keeps its place on
+    the confirmations it draws since, and an obsolete one whose correction drew a mistaken 0.0
+    no longer hides behind the confirmations of its past.
     """
     since = since_revised(older, newer)
     worse = is_refuted(older) or net_refutations(older) > net_refutations(since)
     return older if worse else since
+
+
+def claim_refuted(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
+    """Outcomes refute the correction, and not the block it claimed to correct on the evidence
+    that block stands on since the claim (``superseded_standing``).
+
+    Then the claim is void: the older block's confirmations from before it count again and it
+    ranks as it would without the link, so a right block a wrong correction tried to replace is
+    not left standing on the outcomes since, where a few mistaken 0.0s would refute it for good.
+    A correction that merely stops holding (refuted less than three times net) is not refuted:
+    an obsolete block must not return on its past confirmations because its right correction
+    drew a mistaken 0.0. When both are refuted since the claim, nothing comes back. A claim
+    with no time (``since_revised``) has no "since" to judge the older block on: its whole
+    record decides.
+    """
+    if not is_refuted(newer):
+        return False
+    timed = newer_id in dict(older.since_revision)
+    return not is_refuted(superseded_standing(older, newer_id) if timed else older)
 
 
 def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -> bool:
@@ -159,8 +183,11 @@ def correction_holds(newer: BlockState, older: BlockState, newer_id: str = "") -
     on. A look-alike refuted twice before a correction claimed to revise it, and shown to no one
     since, has a clean record since the claim; one mistaken 0.0 on the fresh correction must not
     put that look-alike back above it. A block whose record before the claim does not lean
-    against it is judged on its record since, as before.
+    against it is judged on its record since, as before. A refuted correction never holds over a
+    block outcomes have not refuted (``claim_refuted``).
     """
+    if claim_refuted(newer, older, newer_id):
+        return False
     since = net_refutations(since_revised(older, newer_id))
     standing = net_refutations(superseded_standing(older, newer_id))
     return net_refutations(newer) <= max(since, standing)
@@ -189,7 +216,8 @@ class Placement:
     """Indices of the blocks that won a revision pair."""
     standing: dict[int, BlockState]
     """Older blocks a candidate revision claims to correct, each with the evidence that still
-    counts for it (``superseded_standing``), whether or not the correction holds."""
+    counts for it (``superseded_standing``), whether or not the correction holds; a block whose
+    every claim outcomes refuted (``claim_refuted``) is not here: its whole record counts."""
     above: list[tuple[int, int]]
     """(winner, loser) of each revision pair: the order that diversity must not undo."""
 
@@ -203,7 +231,10 @@ def place_revisions(
     """Move each holding correction just above the block it revises, and the loser's note.
 
     First every block a correction claims to revise is scored on what still counts for it
-    (``superseded_standing``); then the winner of each pair is moved just above the loser.
+    (``superseded_standing``); then the winner of each pair is moved just above the loser. A
+    pair whose claim outcomes refuted (``claim_refuted``) moves nothing and only marks the
+    correction: the older block ranks as it would without the link, and the refuted correction
+    falls to the refuted tier below it.
 
     ``pairs`` are (newer, older) ids; pairs with an end missing from ``ids`` are ignored. A chain
     (c revises b revises a) settles in as many passes as it is long.
@@ -213,6 +244,10 @@ def place_revisions(
     notes: dict[int, str] = {}
     winners: set[int] = set()
     live = [(where[n], where[o]) for n, o in pairs if n in where and o in where and n != o]
+    void = [(n, o) for n, o in live if claim_refuted(states[n], states[o], ids[n])]
+    for new, old in void:  # as if never linked: the refuted correction has a tier of its own
+        notes[new] = f"a correction of [{ids[old]}] that outcomes refuted"
+    live = [pair for pair in live if pair not in void]
     standing: dict[int, BlockState] = {}
     for new, old in live:
         since = superseded_standing(states[old], ids[new])

@@ -24,7 +24,7 @@ from elfmem.retrieval.decay import active_hours_at, effective_lambda, merge_inte
 from elfmem.retrieval.state import BlockState
 from elfmem.store import Store
 from elfmem.store.ledger import BlockState as Folded
-from elfmem.store.ledger import fold, fold_clock
+from elfmem.store.ledger import fold, fold_clock, outcomes_since, ts_micros
 from elfmem.store.notes import anchor_for_block, clock_anchor
 
 CO_RETRIEVAL_SESSIONS = 3
@@ -160,14 +160,17 @@ class LedgerView:
     ) -> dict[str, BlockState]:
         """Retrieval state per block: Beta, reinforcement, hours since use, λ, weighted degree.
 
-        With ``db`` the folded numbers come from (and are saved to) the index's rows.
+        With ``db`` the folded numbers come from (and are saved to) the index's rows, and a
+        declared ``supersedes`` counts the older block's outcomes from the newer block's
+        ``created`` time (``declared_claims``).
         """
         intervals = self.intervals()
         now = float(active_hours_at(intervals, [self.clock.time()])[0])
         born = active_hours_at(intervals, [(_epoch(r.created) or 0.0) for r in rows])
         out: dict[str, BlockState] = {}
         folds = self.stored_many([r.id for r in rows], db)
-        revised = self.folded_many([r.id for r in rows if folds[r.id].revised_by])
+        claims = declared_claims(db, [r.id for r in rows]) if db is not None else {}
+        revised = self.folded_many([r.id for r in rows if folds[r.id].revised_by or r.id in claims])
         for row, born_h in zip(rows, born, strict=True):
             f = folds[row.id]
             last = max(float(born_h), f.last_use if f.last_use is not None else float("-inf"))
@@ -182,7 +185,7 @@ class LedgerView:
                 degree=f.degree + declared.get(row.id, 0),
                 revises=f.revises,
                 revised_by=f.revised_by,
-                since_revision=tuple(revised[row.id].since_revision.items())
+                since_revision=claims_since(revised[row.id], claims.get(row.id, {}))
                 if row.id in revised
                 else (),
             )
@@ -333,6 +336,42 @@ def retrieval_numbers(folded: Folded) -> StoredState:
 
 def _revision_targets(folded: Folded, relation: str) -> tuple[str, ...]:
     return tuple(sorted(t for (t, r), w in folded.edges.items() if r == relation and w > 0))
+
+
+CREATED_RESOLUTION = 1_000_000
+"""A ``created`` stamp's precision in microseconds: an outcome stamped within the second a
+correction was captured in may have come before it, and is counted as said before the claim."""
+
+
+def declared_claims(db: IndexDB, ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Per block among ``ids`` that a declared ``supersedes`` names: each newer block with the
+    time its claim starts, the end of the second its ``created`` stamp names, in microseconds.
+
+    The relation lives in the newer block's file and carries no time of its own; the newer
+    block's birth is when it claimed the world had changed (exact for ``remember --supersedes``).
+    A ``created`` stamp without a time zone gives no time, and the claim falls back to
+    ``truth.since_revised``'s rule for a claim without one.
+    """
+    wanted = set(ids)
+    pairs = [(n, o) for n, o in queries.supersedes_pairs(db, ids) if o in wanted]
+    born = queries.get_blocks(db, sorted({n for n, _ in pairs}))
+    out: dict[str, dict[str, int]] = {}
+    for newer, older in pairs:
+        micros = ts_micros(born[newer].created) if newer in born else None
+        if micros is not None:  # the stamp is cut to the second: that second is before it
+            out.setdefault(older, {})[newer] = micros + CREATED_RESOLUTION
+    return out
+
+
+def claims_since(
+    folded: Folded, claims: Mapping[str, int]
+) -> tuple[tuple[str, tuple[float, float]], ...]:
+    """The outcomes since each claim to correct a block: learned ``revises`` edges from the
+    ledger, declared ``supersedes`` from ``claims`` (a learned edge's own time wins)."""
+    since = dict(folded.since_revision)
+    for newer, micros in claims.items():
+        since.setdefault(newer, outcomes_since(folded, micros))
+    return tuple(sorted(since.items()))
 
 
 def declared_degree(db: IndexDB, ids: Iterable[str]) -> dict[str, int]:

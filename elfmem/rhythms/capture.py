@@ -2,6 +2,8 @@
 
 Capture appends to the inbox (``log/``); it analyses nothing. A duplicate of a live block is a
 graceful reject that returns the existing id. Credentials are refused before any blob is written.
+A capture that names blocks it ``supersedes`` carries the relation in its own file, so the block
+and the correction it declares are one commit (``declared_corrections``).
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from typing import Any
 
 from elfmem import clock
 from elfmem.block import secrets
+from elfmem.block.facts import same_information
 from elfmem.block.layout import month_of, parse_bucket_path
 from elfmem.block.model import (
+    BLOCK_ID_RE,
     WHEN_KEY,
     Block,
+    Relation,
     content_hash,
     is_valid_category,
     is_valid_tag,
@@ -48,6 +53,8 @@ class Capture:
     pinned: bool = False
     when: str = ""
     """When it was said or learned, in any form ``retrieval.dates.parse_when`` reads."""
+    supersedes: tuple[str, ...] = ()
+    """Ids of the blocks this one corrects: written as ``supersedes:: [[id]]`` in its file."""
 
 
 def check_when(when: str, today: date | None = None) -> tuple[tuple[str, str], ...]:
@@ -115,6 +122,14 @@ def make_block(
     limit = core.config.memory.max_content_bytes
     text = check_text(item.content, item.cue, limit, allow_secret, overridable)
     tags = check_tags(item.tags, item.category, allow_secret, overridable)
+    for target in item.supersedes:
+        refuse_control("supersedes", target)
+        if not BLOCK_ID_RE.fullmatch(target):
+            raise BlockNotFound(
+                f"No block has id {target!r}, so nothing can supersede it; nothing was written.",
+                "Pass the id (or a unique prefix of 4+ characters) of the block this one "
+                "corrects, from `elfmem recall` or `elfmem ls`.",
+            )
     block = Block(
         id=core.new_id(),
         content=text,
@@ -123,10 +138,88 @@ def make_block(
         pinned=item.pinned,
         created=clock.iso_seconds(core.clock),
         cue=item.cue.strip(),
+        relations=tuple(Relation("supersedes", t) for t in dict.fromkeys(item.supersedes)),
         extra=check_when(item.when, clock.today(core.clock)),
     )
     validate_block(block)
     return block
+
+
+def superseded_ids(block: Block) -> list[str]:
+    return [r.target for r in block.relations if r.kind == "supersedes"]
+
+
+def declared_corrections(
+    core: Core, view: MemoryView, blocks: Sequence[Block], numbers: Sequence[int] = ()
+) -> None:
+    """Refuse, before anything is written, a ``supersedes`` that names no block in memory, an
+    archived one, a block of the same write, or a block saying exactly the same thing (a tie is
+    never a revision). Checked against the tree the commit is built on; ``numbers`` names each
+    block's record in a batch (``Record N: …``)."""
+    batch = {b.id for b in blocks}
+    for at, block in enumerate(blocks):
+        if not numbers:
+            _check_targets(core, view, block, batch)
+            continue
+        try:
+            _check_targets(core, view, block, batch)
+        except (InvalidInput, BlockNotFound) as exc:
+            if type(exc) not in (InvalidInput, BlockNotFound):  # a subclass keeps its fields
+                raise
+            raise type(exc)(f"Record {numbers[at]}: {exc.message}", exc.recovery) from None
+
+
+def _check_targets(core: Core, view: MemoryView, block: Block, batch: set[str]) -> None:
+    """One capture's ``supersedes`` targets, checked as ``declared_corrections`` says."""
+    for target in superseded_ids(block):
+        if target in batch:
+            raise InvalidInput(
+                f"A block cannot supersede {target}: it is written in the same batch.",
+                "Remember the older block first, then the correction with its id.",
+            )
+        try:
+            relpath, old = locate(core, view, target)
+        except BlockNotFound:
+            raise BlockNotFound(
+                f"No block has id {target!r}, so nothing can supersede it; nothing was written.",
+                "Pass the id of the block this one corrects, from `elfmem recall` or `elfmem ls`.",
+            ) from None
+        key = parse_bucket_path(relpath)
+        if key is not None and key.status == "archived":
+            raise InvalidInput(
+                f"Block {target} is archived: recall no longer shows it, so a correction of "
+                "it would rank against nothing; nothing was written.",
+                "Remember the text without --supersedes, or bring the block back first "
+                "(`elfmem undo` of the commit that archived it).",
+            )
+        if same_information(old.content, block.content):
+            raise InvalidInput(
+                f"The text says the same as block {target}: a tie is never a revision; "
+                "nothing was written.",
+                "Remember the corrected text with --supersedes, or leave the block as it is.",
+            )
+
+
+def _duplicate_of_correction(core: Core, existing: str, block: Block) -> None:
+    """A capture that names blocks it supersedes but repeats a live block: fine when that block
+    already declares the same corrections, a clear refusal otherwise (the link would be lost)."""
+    wanted = superseded_ids(block)
+    if existing in wanted:
+        raise InvalidInput(
+            f"The text is the same as block {existing}'s: a block cannot supersede itself, and a "
+            "tie is never a revision; nothing was written.",
+            "Remember the corrected text with --supersedes, or leave the block as it is.",
+        )
+    row = queries.get_blocks(core.db(), [existing]).get(existing)
+    declared = {t for k, t in row.relations if k == "supersedes"} if row is not None else set()
+    missing = [t for t in wanted if t not in declared]
+    if missing:
+        raise InvalidInput(
+            f"The text is already in memory as block {existing}, which does not supersede "
+            f"{', '.join(missing)}; nothing was written.",
+            f"Record the correction on it: `elfmem connect {existing} {missing[0]} "
+            "--relation supersedes`.",
+        )
 
 
 def _preview(content: str) -> str:
@@ -190,10 +283,14 @@ def remember(core: Core, item: Capture, allow_secret: bool = False) -> RememberR
     digest = content_hash(block.content)
     existing = core.live_duplicate(digest)
     if existing is not None:
+        if block.relations:
+            _duplicate_of_correction(core, existing, block)
         return RememberResult(block_id=existing, status="duplicate")
     plan_trailers = _allowed([block]) if allow_secret else []
 
     def build(view: MemoryView) -> Plan:
+        if block.relations:
+            declared_corrections(core, view, [block])
         plan = _append_plan(core, view, [block], "remember", f"remember: {_preview(block.content)}")
         plan.trailers += plan_trailers
         return plan
@@ -235,6 +332,8 @@ def remember_many(
         existing = seen.get(h) or core.live_duplicate(h)
         report("check", done, len(blocks))
         if existing is not None:
+            if block.relations:
+                _batch_duplicate(core, existing, block, set(seen.values()), done)
             duplicates.append(existing)
             continue
         seen[h] = block.id
@@ -244,7 +343,10 @@ def remember_many(
     subject = f"remember: {len(fresh)} blocks"
     allowed = _allowed(fresh) if allow_secret else []
 
+    numbered = [(n, b) for n, b in enumerate(blocks, 1) if b.relations and b in fresh]
+
     def build(view: MemoryView) -> Plan:
+        declared_corrections(core, view, [b for _, b in numbered], [n for n, _ in numbered])
         plan = _append_plan(core, view, fresh, "remember", subject)
         plan.trailers += allowed
         return plan
@@ -259,6 +361,21 @@ def remember_many(
         "elfmem: birth",
     )
     return BatchResult([b.id for b in fresh], duplicates, result.commit_id)
+
+
+def _batch_duplicate(core: Core, existing: str, block: Block, batch: set[str], n: int) -> None:
+    """``_duplicate_of_correction`` for record ``n``; a repeat of an earlier record of the batch
+    has no file yet to hold the link, so it is refused the same way."""
+    try:
+        if existing in batch:
+            raise InvalidInput(
+                f"The text repeats an earlier record of the batch ({existing}), so its "
+                "supersedes would be lost; nothing was written.",
+                "Give `supersedes` on the first record with this text, or drop the repeat.",
+            )
+        _duplicate_of_correction(core, existing, block)
+    except InvalidInput as exc:
+        raise InvalidInput(f"Record {n}: {exc.message}", exc.recovery) from None
 
 
 def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
@@ -276,7 +393,8 @@ def _numbered(n: int, core: Core, item: Capture, allow_secret: bool) -> Block:
 
 RECORD_SHAPE = (
     'Each record looks like {"content": "…", "cue": "…", "tags": ["a/b"], "category": '
-    '"knowledge", "pinned": false, "when": "2023-05-08"}; only content is required.'
+    '"knowledge", "pinned": false, "when": "2023-05-08", "supersedes": ["<block id>"]}; only '
+    "content is required."
 )
 _TEXT_FIELDS = ("cue", "category", "when")
 
@@ -311,6 +429,21 @@ def capture_from(rec: object, place: str) -> Capture:
         category=rec.get("category") or "knowledge",
         pinned=rec.get("pinned") or False,
         when=rec.get("when") or "",
+        supersedes=_record_ids(place, rec.get("supersedes")),
+    )
+
+
+def _record_ids(place: str, ids: object) -> tuple[str, ...]:
+    """``supersedes``: one block id, or a list of them."""
+    if ids is None:
+        return ()
+    if isinstance(ids, str):
+        return (ids,) if ids.strip() else ()
+    if isinstance(ids, list | tuple) and all(isinstance(t, str) for t in ids):
+        return tuple(t for t in ids if t.strip())
+    raise InvalidInput(
+        f"{place}: field `supersedes` must be a block id or a list of them, not {_json_kind(ids)}.",
+        RECORD_SHAPE,
     )
 
 

@@ -205,6 +205,9 @@ class BlockState:
     """Per newer block with a live ``revised_by`` edge here: the outcome weight (confirming,
     refuting) stamped at or after that edge, what outcomes said about this block once the newer
     one had claimed to correct it."""
+    outcome_times: tuple[tuple[int, float, float], ...] = ()
+    """Each outcome as (microseconds since the epoch, confirming weight, refuting weight), in
+    time order: what ``outcomes_since`` counts from any moment, such as a declared correction's."""
 
     @property
     def confidence(self) -> float:
@@ -262,7 +265,20 @@ def fold(lines: Iterable[str]) -> BlockState:
         analyses=len(analyses),
         last_analysis=max((_stamp(e)[0] / 1e6 for e in analyses), default=None),
         since_revision=_since_revision(live, outcomes, edges),
+        outcome_times=tuple(sorted(_weighed(outcomes))),
     )
+
+
+def _weighed(outcomes: Iterable[Mapping[str, Any]]) -> Iterable[tuple[int, float, float]]:
+    for e in outcomes:
+        weight = e.get("weight", 1.0)
+        yield ts_micros(e["ts"]) or 0, weight * e["signal"], weight * (1.0 - e["signal"])
+
+
+def outcomes_since(state: BlockState, micros: int) -> tuple[float, float]:
+    """(confirming, refuting) outcome weight stamped at or after ``micros``."""
+    later = [(c, r) for t, c, r in state.outcome_times if t >= micros]
+    return math.fsum(c for c, _ in later), math.fsum(r for _, r in later)
 
 
 def _since_revision(

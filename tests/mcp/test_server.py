@@ -101,7 +101,7 @@ def test_tool_list_is_the_table_with_its_annotations(memory: Path) -> None:
             assert not tools[name].annotations.read_only_hint  # type: ignore[union-attr]
         remember = tools["elfmem_remember"].input_schema
         assert set(remember["properties"]) == {
-            "content", "cue", "tags", "category", "pinned", "allow_secret", "when"
+            "content", "cue", "tags", "category", "pinned", "allow_secret", "when", "supersedes"
         }  # fmt: skip
         assert remember["required"] == ["content"]
         assert remember["properties"]["category"]["default"] == "knowledge"

@@ -151,7 +151,8 @@ def test_a_correction_never_loses_to_a_block_refuted_as_much_since(
     old = revised(old_before + old_ok, old_bad, since=(float(old_ok), float(old_bad)))
     new = state(new_ok, new_bad)
     holds = truth.correction_holds(new, old, "new")
-    assert holds == (new_bad - new_ok <= old_bad - old_ok)
+    void = truth.claim_refuted(new, old, "new")  # refuted, the older block not: it never holds
+    assert holds == (new_bad - new_ok <= old_bad - old_ok and not void)
     placed = truth.place_revisions(["old", "new"], [0.9, 0.3], [old, new], [("new", "old")])
     assert (placed.scores[1] > placed.scores[0]) == holds
 
@@ -182,19 +183,54 @@ def test_a_correction_never_rehabilitates_a_block_outcomes_had_refuted() -> None
 
 
 def test_old_confirmations_stop_counting_once_a_correction_is_claimed_even_if_it_falls() -> None:
-    """An obsolete block confirmed for five rounds, then refuted three times since a right
-    correction that itself drew two mistaken 0.0s (so it does not hold): the old block is out,
-    not carried by the confirmations of its past. Its score counts what came since as well."""
-    obsolete = revised(confirmed=5, refuted=3, since=(0.0, 3.0))
-    correction = state(refuted=4)  # four mistaken 0.0s: it no longer holds
+    """An obsolete block confirmed for five rounds, then refuted twice since a right correction
+    that itself drew mistaken 0.0s (so it does not hold, though outcomes have not refuted it):
+    the old block is not carried by the confirmations of its past. Its score counts what came
+    since as well."""
+    obsolete = revised(confirmed=5, refuted=2, since=(0.0, 2.0))
+    correction = state(refuted=2.5)  # worse off than the old block since, not refuted
+    assert not truth.is_refuted(correction)
     placed = truth.place_revisions(
         ["old", "new"], [0.9, 0.5], [obsolete, correction], [("new", "old")]
     )
     assert placed.winners == {0}  # the claim fell, yet the old block stands on what came since
-    assert truth.is_refuted(placed.standing[0]) and not truth.is_refuted(obsolete)
+    assert placed.standing[0] == truth.since_revised(obsolete, "new")
     assert placed.scores[0] == pytest.approx(
         0.9 * truth.evidence_factor(placed.standing[0]) / truth.evidence_factor(obsolete), rel=1e-5
     )
+
+
+def test_a_refuted_correction_gives_the_older_block_its_whole_record_back() -> None:
+    """A right block a wrong correction tried to replace: once outcomes refute the correction,
+    the older block's confirmations from before the claim count again, it ranks as it would
+    without the link, and the correction is marked."""
+    right = revised(confirmed=6, refuted=2, since=(0.0, 2.0))  # two mistaken 0.0s since
+    assert truth.evidence_factor(truth.since_revised(right, "new")) < 0.9
+    for wrong in (state(refuted=3), state(confirmed=1, refuted=5.5)):
+        assert truth.claim_refuted(wrong, right, "new")
+        placed = truth.place_revisions(["old", "new"], [0.7, 0.9], [right, wrong], [("new", "old")])
+        assert placed.standing == {} and placed.winners == set()  # as if never linked
+        assert placed.scores[0] == pytest.approx(0.7)  # its own score, nothing taken away
+        assert placed.notes == {1: "a correction of [old] that outcomes refuted"}
+        assert not truth.correction_holds(wrong, right, "new")
+        assert not truth.set_aside("old", {"old": right, "new": wrong}, newer=["new"])
+    declared = BlockState(alpha=6.5, beta=3.5)  # no time for the claim: all confirmations drop
+    held = truth.place_revisions(
+        ["old", "new"], [0.7, 0.9], [declared, state(refuted=2)], [("new", "old")]
+    )
+    assert truth.is_refuted(held.standing[0])  # not refuted yet: the claim still takes them
+    placed = truth.place_revisions(
+        ["old", "new"], [0.7, 0.9], [declared, state(refuted=3)], [("new", "old")]
+    )
+    assert placed.standing == {} and placed.scores[0] == pytest.approx(0.7)  # judged whole
+    since_refuted = revised(confirmed=6, refuted=3, since=(0.0, 3.0))
+    assert not truth.claim_refuted(state(refuted=3), since_refuted, "new")  # both refuted since
+
+
+def test_a_refuted_correction_of_a_refuted_block_gives_nothing_back() -> None:
+    """Both ends refuted: the claim changes nothing for the older block, which stays refuted."""
+    assert not truth.claim_refuted(state(refuted=3), state(refuted=4), "new")
+    assert not truth.claim_refuted(state(refuted=2), state(), "new")  # fallen is not refuted
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -297,6 +333,9 @@ def test_refutations_before_a_correction_count_against_what_it_corrects_never_fo
     old = revised(ok_before + ok_since, bad_before + bad_since, since=(ok_since, bad_since))
     new_net = new_bad - new_ok
     holds = truth.correction_holds(state(new_ok, new_bad), old, "new")
+    if truth.claim_refuted(state(new_ok, new_bad), old, "new"):
+        assert not holds  # refuted by outcomes, the older block not since: the claim is void
+        return
     since_rule = new_net <= bad_since - ok_since
     if since_rule:
         assert holds
