@@ -454,15 +454,15 @@ def _values(rng: random.Random, t: Template, stem: str) -> list[str]:
         if "postgres" in t.fact:
             return rng.sample(("12.17", "13.13", "14.10", "15.5", "16.1"), 4)
         return rng.sample(("1.4", "1.8", "2.0", "2.3", "3.1"), 4)
-    if kind == "state":
+    if kind == "state":  # the correction's value is the opposite; the look-alikes other states
         a, b = rng.choice(_STATE_PAIRS)
         if rng.random() < 0.5:
             a, b = b, a
-        other = rng.choice([p for p in _STATE_PAIRS if a not in p])[0]
-        return [a, b, other, b]
-    if kind == "negation":
-        a, b = rng.sample(_CONTEXTS, 2)
-        return [a, a, b, a]
+        others = [w for p in _STATE_PAIRS if a not in p for w in p]
+        return [a, *rng.sample(others, 2), b]
+    if kind == "negation":  # the context; the correction negates the fact in the same one
+        a, b, c = rng.sample(_CONTEXTS, 3)
+        return [a, b, c, a]
     if kind == "person":
         return rng.sample(_PEOPLE, 4)
     if kind == "team":
@@ -487,15 +487,6 @@ def _values(rng: random.Random, t: Template, stem: str) -> list[str]:
     return rng.sample(paths, 4)
 
 
-def _negated(t: Template, x: str, s: str) -> str:
-    """The negation templates' misleading twin: the fact said the other way round."""
-    return (
-        t.correction.split(" after the")[0]
-        .replace("From now on the", "The")
-        .format(s=s, S=_cap(s), x=x, n=x, y=x)
-    )
-
-
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -509,12 +500,8 @@ def subject_for(rng: random.Random, name: str, t: Template) -> truthgen.Subject:
     stem = name.split()[-1].lower().replace("_", "-")
     old, m1, m2, new = _values(rng, t, stem)
     right = _fill(t.fact, name, old)
-    if t.kind == "negation":
-        misleading = [_negated(t, old, name), _fill(t.fact, name, m2)]
-        correction = _fill(t.correction, name, old)
-    else:
-        misleading = [_fill(t.fact, name, v) for v in (m1, m2)]
-        correction = _fill(t.correction, name, old, new, old)
+    misleading = [_fill(t.fact, name, v) for v in (m1, m2)]
+    correction = _fill(t.correction, name, old, new, old)
     others = [o for o in TEMPLATES if o.topic != t.topic and o.kind != t.kind]
     distractors = []
     for o in rng.sample(others, 3):
