@@ -48,10 +48,15 @@ def revision_like(a: str, b: str) -> bool:
     return compare(a, b).revision_like
 
 
-def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -> dict[str, object]:
+def lookalike_pair(
+    block: Block, other: Block, cos: float, *, revises: tuple[str, str] | None = None
+) -> dict[str, object]:
     """A look-alike pair, its differences named (older text on the left), and, on the
-    deterministic path, which of the two is a candidate revision of the other."""
+    deterministic path, ``revises``: (newer, older) when one is a candidate revision of the
+    other (``rhythms/revisions.py``)."""
     newer, older = (block, other) if block.created >= other.created else (other, block)
+    if revises is not None:
+        newer, older = (block, other) if revises[0] == block.id else (other, block)
     found = compare(older.content, newer.content)
     pair: dict[str, object] = {
         "id": block.id,
@@ -59,7 +64,7 @@ def lookalike_pair(block: Block, other: Block, cos: float, *, revisions: bool) -
         "cosine": round(cos, 4),
         "differs": [d.as_dict() for d in found.differences],
     }
-    if revisions and found.revision_like:
+    if revises is not None:
         pair["revises"] = {"newer": newer.id, "older": older.id}
     return pair
 
@@ -74,18 +79,19 @@ def lookalike_lines(
     lines: dict[str, list[str]] = {}
     for pair in pairs:
         block_id, other = str(pair["id"]), str(pair["other"])
-        lines.setdefault(block_id, []).append(
-            core.event(
-                "edge",
-                block_id,
-                target=other,
-                relation="similar",
-                weight=pair["cosine"],
-                source="similar",
-                differs=pair["differs"],
-                **stamp,
+        if pair.get("similar", True):
+            lines.setdefault(block_id, []).append(
+                core.event(
+                    "edge",
+                    block_id,
+                    target=other,
+                    relation="similar",
+                    weight=pair["cosine"],
+                    source="similar",
+                    differs=pair["differs"],
+                    **stamp,
+                )
             )
-        )
         revises = pair.get("revises")
         if isinstance(revises, dict):
             newer = str(revises["newer"])

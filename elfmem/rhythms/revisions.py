@@ -56,6 +56,9 @@ def revision_of(
     """(newer, older) when the newer block is a candidate revision of the older, else None."""
     if cosine < cuts.scaled(RESTATED):
         return None
+    if a.created == b.created and not (a.when and b.when):  # the text first: births cost a read
+        if not (corrects(a.content, b.content) or corrects(b.content, a.content)):
+            return None
     ordered = order_in_time(a, b, birth)
     if ordered is None:
         return None
