@@ -81,6 +81,8 @@ _JOINED = re.compile(r"(?<=\w)-(?=\w)")
 
 @dataclass(frozen=True, slots=True)
 class _Word:
+    key: str
+    """As compared before stemming."""
     stem: str
     family: str
     """measure, path, name, state or word."""
@@ -97,7 +99,7 @@ def _stem(key: str) -> str:
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     else:
-        for suffix in ("ing", "ed", "s"):
+        for suffix in ("ing", "ed", "ers", "er", "s"):  # "owner" meets "owned" and "owns"
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 word = word[: -len(suffix)]
                 break
@@ -132,6 +134,9 @@ def _is_measure(key: str) -> bool:
 
 _LONGEST = 4
 """Most content words a replaced value has: "db.r5.large", "May 17", "Alice Chen"."""
+_ARTICLE = re.compile(r"\b(?:the|a|an)\b", re.IGNORECASE)
+_KEPT_ARTICLE = "\u2042"
+"""Articles are kept as a mark, so "document the team" does not read as "document team"."""
 _CLAUSES = re.compile(r";|(?<=[.!?])\s+")
 
 
@@ -141,7 +146,7 @@ def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
     ts: list[Token] = []
     clause_of: list[int] = []
     for n, part in enumerate(_CLAUSES.split(_JOINED.sub("\u2010", text))):
-        found = tokens(part)
+        found = tokens(_ARTICLE.sub(_KEPT_ARTICLE, part))
         ts.extend(found)
         clause_of.extend([n] * len(found))
     words: list[_Word] = []
@@ -153,11 +158,16 @@ def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
             continue
         if k == "may" and t.text == "may":  # the modal, not the month
             continue
-        if k in _STOP or k in _CUES or k in lx.ARTICLES:
+        if k in _STOP or k in _CUES or k in lx.ARTICLES or k == _KEPT_ARTICLE:
             continue
         nxt = ts[i + 1] if i + 1 < len(ts) else None
-        words.append(_Word(_stem(k), _family(t, nxt), i, clause_of[i]))
+        words.append(_Word(k, _stem(k), _family(t, nxt), i, clause_of[i]))
     return tuple(ts), tuple(words), negations
+
+
+def content_words(text: str) -> tuple[tuple[str, str], ...]:
+    """(stem, family) of each content word of ``text``, in order: what is compared."""
+    return tuple((w.stem, w.family) for w in _content(text)[1])
 
 
 def corrects(old: str, new: str) -> bool:
@@ -203,12 +213,16 @@ def _value_replaced(
     if "name" in families and after and after[0].stem not in _CLASS_NOUNS:
         return False  # a name inside a statement ("in Brittany with my sister") is not its value
     if "word" in families:  # a plain word is a value only in front of "team", "region", ...
-        if len(removed) > 2 or not after or after[0].stem not in _CLASS_NOUNS:
+        if len(removed) > 1 or not after or after[0].stem not in _CLASS_NOUNS:
             return False
         if any(w.stem in _CLASS_NOUNS for w in removed):
             return False
         noun = after[0].stem  # the new word must stand in front of the same noun
-        fronts = {w.stem for w, n in zip(now[:-1], now[1:], strict=True) if n.stem == noun}
+        fronts = {  # right in front: "the search team", not "document the team"
+            w.stem
+            for w, n in zip(now[:-1], now[1:], strict=True)
+            if n.stem == noun and n.at == w.at + 1 and _names_one(w)
+        }
         return any(a.stem in fronts for a in added)
     return bool(families & {w.family for w in added})
 
@@ -272,6 +286,18 @@ def _narrates(ts: tuple[Token, ...]) -> bool:
         if past and t.key not in lx.STATES and (i == 0 or ts[i - 1].key not in _PASSIVE):
             return True
     return False
+
+
+_DESCRIBING = frozenset(
+    "same other whole entire right wrong responsible relevant current next previous owning "
+    "operating on‐call core main".split()
+)
+
+
+def _names_one(w: _Word) -> bool:
+    """A word that names one team, region or queue ("payments"), not one that describes the
+    noun ("the operating team", "the responsible team")."""
+    return w.key not in _DESCRIBING and not w.key.endswith(("ing", "ed", "ible", "able"))
 
 
 def _before_class_noun(was: tuple[_Word, ...], w: _Word) -> bool:

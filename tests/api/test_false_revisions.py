@@ -6,7 +6,9 @@ cosines, on a seeded generator of 600 pairs, each newer than the other by a day:
 - two subjects, one statement: two services, two tables, two people, two paths, the newer
   phrased bare or with the words a correction brings ("since the upgrade", "now", "from now on");
 - two subjects and two values ("the timeout of A is 30 s" against "the timeout of B is 60 s");
-- one subject, two attributes (a service's timeout and its owner), bare or worded.
+- one subject, two attributes (a service's timeout and its owner), bare or worded;
+- a fact and a note on its subject and attribute that answers nothing ("A review of the owner
+  of the billing service is planned").
 """
 
 from __future__ import annotations
@@ -100,6 +102,13 @@ def _say(template: str, subject: str, value: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+NOTES = (
+    "A review of the {a} of the {s} is planned",
+    "We should document the {a} of the {s} better",
+    "Someone asked about the {a} of the {s} in the standup",
+    "The {a} of the {s} will be discussed at the next planning meeting",
+    "Who decides the {a} of the {s} is still open",
+)
 LOWER = ("The", "Rows", "Deploying", "Alerts", "Pages", "Edit")
 
 
@@ -117,13 +126,16 @@ def pairs(seed: int = 30) -> Iterator[tuple[str, str, str]]:
         kind, attr, shape = rng.choice(SHAPES)
         s1, s2 = rng.sample(SUBJECTS[kind], 2)
         v1, v2 = rng.sample(VALUES[_slot(shape)], 2)
-        family = ("subject", "subject, worded", "subject and value", "attribute")[n % 4]
+        family = ("subject", "subject, worded", "subject and value", "attribute", "note")[n % 5]
         if family == "subject":
             yield family, _say(shape, s1, v1), _say(shape, s2, v1)
         elif family == "subject, worded":
             yield family, _say(shape, s1, v1), _worded(rng, _say(shape, s2, v1))
         elif family == "subject and value":
             yield family, _say(shape, s1, v1), _say(shape, s2, v2)
+        elif family == "note":
+            note = rng.choice(NOTES).format(a=attr, s=s1)
+            yield family, _say(shape, s1, v1), note[:1].upper() + note[1:]
         else:
             _, _, other = rng.choice([x for x in SHAPES if x[0] == kind and x[1] != attr])
             newer = _say(other, s1, rng.choice(VALUES[_slot(other)]))
@@ -143,6 +155,7 @@ def test_generated_pairs_cover_every_family() -> None:
         "subject, worded",
         "subject and value",
         "attribute",
+        "note",
     }
     assert all(old != new for _, old, new in found)
 
