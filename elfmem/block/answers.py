@@ -8,6 +8,9 @@ such a note (``retrieval/confirmed.py``), never above a note that states a value
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 from elfmem.block.correction import content_words
 
 VALUE_FAMILIES = frozenset({"measure", "path", "name", "state"})
@@ -15,22 +18,36 @@ _MEASURED = frozenset({"measure", "path", "state"})
 """Values a note on the subject cannot be expected to repeat."""
 
 
-def same_subject(fact: str, note: str) -> bool:
+@dataclass(frozen=True, slots=True)
+class Gist:
+    """What a text says, as the two tests below compare it."""
+
+    stems: frozenset[str]
+    values: frozenset[str]
+    """Stems of the words that state a value (``VALUE_FAMILIES``)."""
+    said: int
+    """Distinct stems that are not measured values: what a note on the subject may repeat."""
+
+
+@lru_cache(maxsize=8192)
+def gist(text: str) -> Gist:
+    words = content_words(text)
+    return Gist(
+        frozenset(s for s, _ in words),
+        frozenset(s for s, f in words if f in VALUE_FAMILIES),
+        len({s for s, f in words if f not in _MEASURED}),
+    )
+
+
+def same_subject(fact: Gist, note: Gist) -> bool:
     """The note holds at least half of the fact's content words, and two or more
     (``block/correction.py``'s words and stems): "the owner of the billing service" shares
     the billing service and its owner with the fact, "the search service is owned by …" only
     "service" and "owned"."""
-    stems = _stems(fact)
-    said = {stem for stem, family in content_words(fact) if family not in _MEASURED}
-    return len(stems & _stems(note)) >= max(2, (len(said) + 1) // 2)
+    return len(fact.stems & note.stems) >= max(2, (fact.said + 1) // 2)
 
 
-def states_nothing_more(note: str, fact: str) -> bool:
+def states_nothing_more(note: Gist, fact: Gist) -> bool:
     """True when every value ``note`` states (number, date, version, path, name, state) is
     one ``fact`` states too: the note adds no answer of its own."""
-    known = _stems(fact)
-    return all(stem in known for stem, family in content_words(note) if family in VALUE_FAMILIES)
-
-
-def _stems(text: str) -> set[str]:
-    return {stem for stem, _ in content_words(text)}
+    return note.values <= fact.stems

@@ -22,15 +22,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from elfmem.block.answers import same_subject, states_nothing_more
+from elfmem.block.answers import gist, same_subject, states_nothing_more
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval.state import BlockState
-from elfmem.retrieval.truth import is_refuted
+from elfmem.retrieval.truth import LIFT_MAX, is_refuted
 
 CONFIRMED_AT = 3.0
 """Net confirmations (α − β, in outcome weights) from which a block counts as confirmed."""
 RELEVANCE_SHARE = 0.5
 """Least share of the note's relevance the confirmed block must have to move above it."""
+
+
+BELOW = 1.0 + LIFT_MAX
+"""A confirmed block whose relevance is this far above a note's already ranks above it."""
 
 
 def is_confirmed(state: BlockState) -> bool:
@@ -52,12 +56,14 @@ def over_notes(
     notes = [i for i, st in enumerate(states) if st.confirmed <= 0 and st.refuted <= 0]
     out = []
     for c in confirmed:
+        fact = gist(rows[c].content)
         for n in notes:
-            if n == c or frozenset((c, n)) in claimed or relevance[n] <= 0:
+            # only a note it could be below: an unjudged block's lift is at most a tenth
+            if not RELEVANCE_SHARE * relevance[n] <= relevance[c] < BELOW * relevance[n]:
                 continue
-            if relevance[c] < RELEVANCE_SHARE * relevance[n]:
+            if n == c or frozenset((c, n)) in claimed:
                 continue
-            fact, note = rows[c].content, rows[n].content
+            note = gist(rows[n].content)
             if same_subject(fact, note) and states_nothing_more(note, fact):
                 out.append((c, n))
     return out
