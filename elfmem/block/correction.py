@@ -140,7 +140,12 @@ _KEPT_ARTICLE = "\u2042"
 _CLAUSES = re.compile(r";|(?<=[.!?])\s+")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 16)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(w.stem for w in _content(text)[1])
+
+
+@lru_cache(maxsize=1 << 14)
 def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
     """The tokens, the content words in order, and how many negations the statement holds."""
     ts: list[Token] = []
@@ -172,6 +177,8 @@ def content_words(text: str) -> tuple[tuple[str, str], ...]:
 
 def corrects(old: str, new: str) -> bool:
     """True when ``new`` states ``old``'s subject with another value (see the module)."""
+    if len(_stems(old) - _stems(new)) > _LONGEST:
+        return False  # the cheap refusal that most near pairs of a large dream meet
     old_tokens, was, old_neg = _content(old)
     new_tokens, now, new_neg = _content(new)
     said = {w.stem for w in now}
