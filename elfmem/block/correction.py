@@ -102,6 +102,8 @@ def _stem(key: str) -> str:
         for suffix in ("ing", "ed", "ers", "er", "s"):  # "owner" meets "owned" and "owns"
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 word = word[: -len(suffix)]
+                if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "lsz":
+                    word = word[:-1]  # "pinned" meets "pin", "planned" meets "plan"
                 break
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 

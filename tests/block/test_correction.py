@@ -24,6 +24,7 @@ CORRECTIONS = (
     # version
     ("The worker runs on Node 18", "The worker runs on Node 22"),
     ("The SDK is pinned to v2.1", "Since the upgrade the SDK is pinned to v3.0"),
+    ("The SDK is pinned to v2.1", "The SDK pin was relaxed to v3.0 after the upgrade"),
     # state
     ("The feature flag for search is enabled", "The feature flag for search is disabled"),
     ("The reindex job is running", "The reindex job is paused until the migration finishes"),
