@@ -121,11 +121,25 @@ async def _archive_check(
     out.distinct_archived = sum(1 for d in distinct if d in archived)
 
 
+NOTE_AT = 5
+"""The round before which neutral notes (``Subject.note``) are captured, followed by a dream."""
+
+
+def make_corpus(seed: int, families: tuple[int, ...], source: str) -> list[truthgen.Subject]:
+    """``truthgen``'s corpus, or with ``source`` "corrections:tune|report" ``correctiongen``'s
+    (bench/corrections.py)."""
+    if not source:
+        return truthgen.corpus(seed, families)
+    import correctiongen
+
+    return correctiongen.corpus(seed, correctiongen.template_set(source.partition(":")[2]))
+
+
 async def run_corpus(
-    seed: int, families: tuple[int, ...], rounds: int, correct_at: int
+    seed: int, families: tuple[int, ...], rounds: int, correct_at: int, source: str = ""
 ) -> CorpusResult:
     started = time.perf_counter()
-    subjects = truthgen.corpus(seed, families)
+    subjects = make_corpus(seed, families, source)
     out = CorpusResult(seed=seed, curate=seed % 2 == 0)
     noise = random.Random(seed * 7919 + 1)
     trace = Trace() if TRACE else None
@@ -170,6 +184,8 @@ async def run_corpus(
                         roles[old] = "obsolete"
                     if trace is not None:
                         trace.roles[new] = f"{name}/correction-{'right' if ok else 'wrong'}"
+            if r == NOTE_AT:
+                await _notes(system, subjects)
             clock.advance(max(0.0, START + r * DAY - clock.time()))  # the next morning
             order = list(subjects)
             (noise if FLIPS == "stream" else random.Random(f"order-{seed}-{r}")).shuffle(order)
@@ -225,6 +241,8 @@ async def run_corpus(
                     trace.measured(r, s.name, result.blocks)
                 bad = [w for w in wrong[s.name] if w in ids]
                 good = right[s.name]
+                if s.note and r >= NOTE_AT and positives.get(good, 0) >= 3:
+                    out.noted.append((s.name, r, bool(ids) and ids[0] == good))
                 if good in ids and all(ids.index(good) < ids.index(w) for w in bad):
                     wins += 1
                     won_now.add(s.name)
@@ -306,6 +324,16 @@ async def run_corpus(
     return out
 
 
+async def _notes(system: MemorySystem, subjects: list[truthgen.Subject]) -> None:
+    """Capture the neutral notes in one batch and dream: same subject, no answer."""
+    due = [s for s in subjects if s.note]
+    if due:
+        res = await system.remember_many([{"content": s.note} for s in due])
+        await system.dream()
+        for s, block_id in zip(due, res.created, strict=True):
+            s.ids["note"] = block_id
+
+
 async def _correct(
     system: MemorySystem,
     subjects: list[truthgen.Subject],
@@ -357,7 +385,7 @@ FLIPS = "stream"
 LINK = "learned"
 
 
-def _one(args: tuple[int, tuple[int, ...], int, int]) -> CorpusResult:
+def _one(args: tuple[int, tuple[int, ...], int, int, str]) -> CorpusResult:
     return asyncio.run(run_corpus(*args))
 
 
@@ -400,7 +428,7 @@ def main() -> None:
     FLIPS = args.flips
     families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
     seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
-    work = [(seed, families, args.rounds, args.correct_at) for seed in seeds]
+    work = [(seed, families, args.rounds, args.correct_at, "") for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
     flips = "" if args.flips == "stream" else "; flips drawn from a hash of the outcome"

@@ -19,6 +19,7 @@ def corrections_seen(
         return
     new, old, _ = corrections[s.name]
     top1 = bool(ids) and ids[0] == new and (old not in ids or ids.index(old) > 0)
+    out.correction_rounds.append((s.kind, s.family, top1))
     if s.name not in first_after:
         first_after.add(s.name)
         out.correction_first.append(top1)

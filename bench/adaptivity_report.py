@@ -25,6 +25,12 @@ class CorpusResult:
     correction_first: list[bool] = field(default_factory=list)
     """Right corrections: top 1 and above the block corrected, at the first recall after."""
     correction_top1_later: list[float] = field(default_factory=list)
+    correction_rounds: list[tuple[str, int, bool]] = field(default_factory=list)
+    """(subject kind, template family, top 1) per recall of a right correction's question after
+    it arrived."""
+    noted: list[tuple[str, int, bool]] = field(default_factory=list)
+    """(subject, round, right block top 1) per measurement after a neutral note arrived, once
+    the right block had drawn 3 confirmations."""
     wrong_correction_negatives: list[int] = field(default_factory=list)
     wrong_never_back: int = 0
     older_top1_rounds: dict[str, int] = field(default_factory=dict)

@@ -122,6 +122,8 @@ class Subject:
     correction: str = ""
     correction_right: bool = False
     ids: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+    """A neutral note on the same subject and attribute that answers nothing, captured later."""
 
 
 def _subjects(rng: random.Random, n: int) -> list[str]:

@@ -357,6 +357,7 @@ def run_frame(
         use_mmr=s.use_mmr,
         lam=s.mmr_lambda,
         twin=ranking.TWIN_COSINE if s.twin_cosine is None else s.twin_cosine,
+        relevance=list(rel) if searched else None,
     )
     ranked = [
         answer.scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from elfmem.index.passagevecs import is_long
 from elfmem.index.queries import BlockRow
-from elfmem.retrieval import mmr, signals, truth
+from elfmem.retrieval import confirmed, mmr, signals, truth
 from elfmem.retrieval.state import BlockState
 
 TWIN_COSINE = 0.90
@@ -100,12 +100,19 @@ def order(
     use_mmr: bool = True,
     lam: float = mmr.MMR_LAMBDA,
     twin: float = TWIN_COSINE,
+    relevance: Sequence[float] | None = None,
 ) -> list[Ranked]:
     """The top ``k`` in final order, guaranteed blocks always included; ``twin`` is the model's
-    near-twin cosine."""
+    near-twin cosine. With ``relevance``, a confirmed block stands above an unjudged note on its
+    subject that answers nothing (``confirmed.over_notes``)."""
     ids = [r.id for r in rows]
     placed = truth.place_revisions(ids, list(composite), states, pairs)
     score = placed.scores
+    above = list(placed.above)
+    if relevance is not None:
+        over = confirmed.over_notes(rows, relevance, states, placed.above)
+        score, over = confirmed.lifted(score, over)
+        above += over
     notes = dict(placed.notes)
     for i, (row, state) in enumerate(zip(rows, states, strict=True)):
         if row.status == INBOX:
@@ -128,7 +135,7 @@ def order(
     standing = [i for i in relevant if i not in contested]
     winners = placed.winners
     picks = _diverse(rows, standing, score, room, vectors, use_mmr, lam, winners, twin)
-    picks = winners_first(picks, placed.above, set(standing))
+    picks = winners_first(picks, above, set(standing))
     if contested:
         unrefuted = {i for i in standing if truth.is_unrefuted(stale[i])}
         picks = behind_unrefuted(picks, sorted(contested), unrefuted, score, room)

@@ -59,8 +59,11 @@ class BatchNear:
         rows_by_id = queries.get_blocks(core.db(), wanted)
         self._blocks = {bid: row.to_block() for bid, row in rows_by_id.items()}
 
-    def near(self, block_id: str, accepted: Mapping[str, Block]) -> list[tuple[Block, float]]:
-        """The ``NEAR`` closest active blocks and blocks promoted earlier in the run."""
+    def near(
+        self, block_id: str, accepted: Mapping[str, Block], limit: int | None = NEAR
+    ) -> list[tuple[Block, float]]:
+        """The ``limit`` closest active blocks and blocks promoted earlier in the run (None:
+        every candidate found, closest first)."""
         out: list[tuple[Block, float]] = []
         for row, cos in self._found.get(block_id, ()):
             other_id = self.ids[row]
@@ -68,7 +71,7 @@ class BatchNear:
             other = known.get(other_id)
             if other is not None and other_id != block_id:
                 out.append((other, cos))
-                if len(out) == NEAR:
+                if len(out) == limit:
                     break
         return out
 

@@ -27,7 +27,7 @@ from elfmem.block.render import block_bytes
 from elfmem.index import queries, vector_store
 from elfmem.index.calibration import DEFAULT_CUTS, Cuts
 from elfmem.progress import Progress, Stop, silent
-from elfmem.rhythms.batchnear import BatchNear
+from elfmem.rhythms.batchnear import NEAR, BatchNear
 from elfmem.rhythms.capture import locate
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.cyclegc import cycle_collection_paused
@@ -40,15 +40,12 @@ from elfmem.rhythms.judgement import (
     describe,
     host_judge,
 )
-from elfmem.rhythms.lookalike_edges import (
-    lookalike_cuts,
-    lookalike_lines,
-    lookalike_pair,
-    revision_like,
-)
+from elfmem.rhythms.lookalike_edges import lookalike_cuts, lookalike_lines, lookalike_pair
 from elfmem.rhythms.rescore import Rescore, rescore
 from elfmem.rhythms.results import DreamResult
+from elfmem.rhythms.revisions import Birth, ledger_birth, revision_of
 from elfmem.store import FileEdit, MemoryView, Plan
+from elfmem.store.notes import anchor_for_block
 
 __all__ = ["DreamResult", "Judge", "Judgement", "dream", "host_judge", "should_dream"]
 
@@ -65,6 +62,8 @@ class _Decision:
     """content hash → the id of the block promoted with it in this run."""
     cuts: Cuts = DEFAULT_CUTS
     """The configured model's look-alike cuts (``index/calibration.py``)."""
+    birth: Birth | None = None
+    """Each block's capturing commit and birth stamp, for two created in the same second."""
     done: int = 0
     """Blocks considered; fewer than the batch when the run was stopped."""
     stopped: bool = False
@@ -106,6 +105,7 @@ def _judge(
     progress: Progress | None = None,
 ) -> tuple[_Decision, BatchNear]:
     decision = _Decision(cuts=lookalike_cuts(core))
+    decision.birth = ledger_birth(lambda block_id: core.ledger.lines(anchor_for_block(block_id)))
     tell = progress or silent
     cap = core.config.memory.edge_degree_cap
     found = BatchNear(core, batch, vecs, k=max(16, 2 * cap + 1))
@@ -114,7 +114,8 @@ def _judge(
         tell("dream", 0, len(batch))
         for done, block in enumerate(batch, 1):
             before = len(decision.promoted)
-            _consider(core, decision, block, found.near(block.id, accepted), judge)
+            near = found.near(block.id, accepted, limit=None)
+            _consider(core, decision, block, near, judge)
             if len(decision.promoted) > before:
                 accepted[block.id] = decision.promoted[-1]
             decision.done = done
@@ -132,27 +133,42 @@ def _consider(
     judge: Judge | None,
 ) -> None:
     """Drop a true duplicate, or judge the block, link its look-alikes and promote it."""
+    closest = near[:NEAR]
     twin = _exact_twin(core, block, decision) or next(
-        (o.id for o, _ in near if o.id != block.id and same_information(block.content, o.content)),
+        (
+            o.id
+            for o, _ in closest
+            if o.id != block.id and same_information(block.content, o.content)
+        ),
         None,
     )
     if twin is not None:
         decision.duplicates.append((block, twin))
         return
     if judge is not None:
-        judged = _apply_judgement(core, decision, block, judge, near)
+        judged = _apply_judgement(core, decision, block, judge, closest)
         if judged is None:
             return
         block = judged
-    for other, cos in near:
-        if other.id in decision.superseded or cos < decision.cuts.revision:
+    for other, cos in near:  # revisions among all candidates: plain words sit far apart
+        if other.id in decision.superseded:
             continue
-        if cos >= decision.cuts.lookalike or (
-            judge is None and revision_like(other.content, block.content)
+        found = None
+        if judge is None:
+            found = revision_of(block, other, cos, decision.cuts, decision.birth or _unborn)
+        if found is not None or (
+            cos >= decision.cuts.lookalike and any(o is other for o, _ in closest)
         ):
-            decision.lookalikes.append(lookalike_pair(block, other, cos, revisions=judge is None))
+            revises = (found[0].id, found[1].id) if found else None
+            pair = lookalike_pair(block, other, cos, revises=revises)
+            pair["similar"] = cos >= decision.cuts.revision  # far pairs: the revision only
+            decision.lookalikes.append(pair)
     decision.promoted.append(block)
     decision.by_hash.setdefault(block.content_hash, block.id)
+
+
+def _unborn(_: str) -> tuple[str, str]:
+    return ("", "")
 
 
 def _exact_twin(core: Core, block: Block, decision: _Decision) -> str | None:
@@ -231,7 +247,7 @@ def dream(
         processed=len(batch),
         promoted=[b.id for b in decision.promoted],
         duplicates=[{"id": b.id, "of": t} for b, t in decision.duplicates],
-        lookalikes=decision.lookalikes,
+        lookalikes=[{k: v for k, v in p.items() if k != "similar"} for p in decision.lookalikes],
         inbox_remaining=max(0, len(inbox) - len(batch)),
         commit_id=commit_id,
         mode=mode,

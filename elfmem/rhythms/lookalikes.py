@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from elfmem.block.correction import corrects
 from elfmem.block.facts import compare, same_information
 from elfmem.block.layout import month_of
 from elfmem.block.model import Block, Relation
@@ -33,6 +34,7 @@ from elfmem.rhythms.capture import check_text, locate
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.lookalike_edges import lookalike_cuts
 from elfmem.rhythms.results import Result
+from elfmem.rhythms.revisions import ledger_birth, order_in_time
 from elfmem.store import FileEdit, MemoryView, Plan
 from elfmem.store.notes import anchor_for_block
 
@@ -141,6 +143,7 @@ def lookalikes(core: Core) -> LookalikesResult:
                 found[key] = max(found.get(key, 0.0), min(weight, 1.0))
     pairs = []
     ages = _Ages(core, active)
+    birth = ledger_birth(lambda block_id: core.ledger.lines(anchor_for_block(block_id)))
     for key, cos in found.items():
         older, newer = ages.pair(key)
         if _resolved(newer, older):
@@ -152,7 +155,8 @@ def lookalikes(core: Core) -> LookalikesResult:
                 "older": older.id,
                 "cosine": round(cos, 4),
                 "differs": [d.as_dict() for d in cmp.differences],
-                "revision": cmp.revision_like,
+                "revision": corrects(older.content, newer.content)
+                and order_in_time(older.to_block(), newer.to_block(), birth) is not None,
                 "newer_content": newer.content,
                 "older_content": older.content,
                 "_order": (newer.created, newer.id),

@@ -13,7 +13,6 @@ from bench.dedupe_bench import FAMILIES, distinct_pair, duplicate_pair
 from elfmem.block import facts
 from elfmem.block import lexicon as lx
 from elfmem.block.facts import KINDS, compare, differences, same_information, tokens
-from elfmem.rhythms.lookalike_edges import revision_like
 
 PROPERTY = settings(derandomize=True, deadline=None, max_examples=600)
 SUBJECTS = [f"{a} {b}" for a in ("vesper", "serac", "quill", "tansy") for b in ("router", "loader")]
@@ -210,32 +209,6 @@ def test_property_cached_antonyms_agree_with_the_pairwise_definition(
 VALUE_WORDS = ["3", "5", "8000", "v2.1", "2024-03-01", "Monday", "100ms", "not", "isn't",
                "enabled", "disabled", "pending", "done", "Alice", "Bob", "MAX_CONN", "/etc/a",
                "version", "two", "the", "port", "limit", "now", "is"]  # fmt: skip
-
-
-@PROPERTY
-@given(
-    words=st.lists(st.sampled_from(VALUE_WORDS), min_size=0, max_size=10),
-    edits=st.lists(
-        st.tuples(st.integers(0, 12), st.sampled_from(["replace", "insert", "delete"]),
-                  st.sampled_from(VALUE_WORDS)),
-        max_size=4,
-    ),
-)  # fmt: skip
-def test_property_dreams_cheap_revision_test_gives_compares_answer(
-    words: list[str], edits: list[tuple[int, str, str]]
-) -> None:
-    """``lookalike_edges.revision_like`` refuses from cached words before naming kinds; it must
-    answer exactly what ``compare(...).revision_like`` answers, or a revision goes unlinked."""
-    changed = list(words)
-    for at, op, word in edits:
-        at = at % (len(changed) + 1)
-        if op == "insert":
-            changed.insert(at, word)
-        elif changed and at < len(changed):
-            changed[at : at + 1] = [word] if op == "replace" else []
-    a, b = " ".join(words), " ".join(changed)
-    assert revision_like(a, b) is compare(a, b).revision_like
-    assert facts.keys(a) == [t.key for t in tokens(a)]
 
 
 @PROPERTY
