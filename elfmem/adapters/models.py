@@ -106,8 +106,8 @@ MPNET = ModelSpec(
     requirements=HERE / "mpnet" / "requirements.txt",
 )
 """The quality model: all-mpnet-base-v2 in float32, the publisher's safetensors run through a
-graph exported once (elfmem/adapters/mpnet/PROVENANCE.md). Twice as many dimensions and about
-ten times the compute of MiniLM per text."""
+graph exported once (elfmem/adapters/mpnet/PROVENANCE.md). Twice MiniLM's dimensions and five
+to seven times its embedding time (docs/benchmarks.md, "The quality model")."""
 
 MODELS: dict[str, ModelSpec] = {"minilm": MINILM, "mpnet": MPNET}
 DEFAULT_MODEL = "minilm"
