@@ -17,6 +17,7 @@ of the five conversations, picks the setting with the best R@10 on the other fou
 fifth with it: the held-out figure. The in-sample figure is the best single setting on all five.
 
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
+                           [--embedded minilm|mpnet]
                            [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
     python bench/locomo.py --both CUE.jsonl PLAIN.jsonl
 
@@ -45,6 +46,7 @@ from rank_bm25 import BM25Okapi
 
 from elfmem.adapters import static
 from elfmem.api import MemorySystem
+from elfmem.config import EmbeddingsConfig
 from elfmem.index import FieldWeights
 from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.settings import SearchSettings
@@ -56,6 +58,8 @@ STOP = set(
     "were will with you your what when where who why how did do does".split()
 )
 MODES = ("cue", "plain", "when", "cue+when")
+EMBEDDED = ""
+"""An embedded model to embed with in place of the configured one (``--embedded``)."""
 
 VARIANTS: dict[str, SearchSettings] = {
     "default": SearchSettings(),
@@ -209,12 +213,27 @@ def items_for(ts: list[dict[str, str]], mode: str) -> list[dict[str, str]]:
 async def open_memory(ts: list[dict[str, str]], mode: str, where: Path) -> MemorySystem:
     """The conversation's memory at ``where``: built through the product path unless kept there."""
     if (where / ".elfmem" / "config.yaml").exists():
-        return await MemorySystem.from_config(where)
+        return await _embedded(where)
     system, _ = await MemorySystem.init(where)
+    if EMBEDDED:
+        await system.close()
+        system = await _embedded(where)
     items = items_for(ts, mode)
     await system.remember_many(items)
     await system.dream(max_blocks=len(items) + 1, no_llm=True)
     return system
+
+
+async def _embedded(where: Path) -> MemorySystem:
+    """The memory at ``where``, embedding with ``--embedded`` when it names a model."""
+    system = await MemorySystem.from_config(where)
+    if not EMBEDDED:
+        return system
+    config = replace(
+        system._core.config, embeddings=EmbeddingsConfig(provider="embedded", model=EMBEDDED)
+    )
+    await system.close()
+    return await MemorySystem.from_config(where, config)
 
 
 def _row(qa: dict[str, Any], gold: set[str], ranked: list[str], conv: str) -> dict[str, Any]:
@@ -370,6 +389,7 @@ async def main() -> None:
     )
     ap.add_argument("--loocv", action="store_true", help="Leave-one-conversation-out over GRID.")
     ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
+    ap.add_argument("--embedded", default="", help="embedded model name (elfmem.adapters.models)")
     ap.add_argument(
         "--keep",
         type=Path,
@@ -387,6 +407,8 @@ async def main() -> None:
     if args.both:
         print_both(args.both)
         return
+    global EMBEDDED
+    EMBEDDED = args.embedded
     if args.model:  # a candidate model in place of the shipped one (issue 15)
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])

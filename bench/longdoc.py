@@ -19,7 +19,7 @@ X) take part in that choice beside the default; the other variants are diagnosti
 
     python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
                             [--size N]... [--share X]... [--variant NAME]...
-                            [--when] [--out bench/out/longdoc.jsonl]
+                            [--when] [--out bench/out/longdoc.jsonl] [--embedded mpnet]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ import elfmem.index.search as search
 from elfmem.adapters import static
 from elfmem.api import MemorySystem
 from elfmem.block.passages import PASSAGE_CHARS, PASSAGE_OVERLAP
+from elfmem.config import EmbeddingsConfig
 from elfmem.index import queries
 from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.settings import SearchSettings
@@ -102,6 +103,9 @@ TUNED = ("score-", "fts-", "late-")
 """Variants that take part in the held-out choice beside the default; the rest are diagnostics."""
 OFF = 10**9
 """A passage size no block reaches: every block is one passage (the behaviour before passages)."""
+
+EMBEDDED = [""]
+"""An embedded model to embed with in place of the default (``--embedded``)."""
 
 
 def sessions(conv: dict[str, Any]) -> list[dict[str, Any]]:
@@ -224,6 +228,13 @@ async def elfmem_rows(
     when: bool = False,
 ) -> dict[str, list[dict[str, Any]]]:
     system, _ = await MemorySystem.init(where)
+    if EMBEDDED[0]:  # another embedded model in place of the default
+        config = replace(
+            system._core.config,
+            embeddings=EmbeddingsConfig(provider="embedded", model=EMBEDDED[0]),
+        )
+        await system.close()
+        system = await MemorySystem.from_config(where, config)
     items = [{"content": b["text"], "cue": f"said on {b['date']}"} for b in blocks]
     if when:  # the date as the block's ``when:`` field too (a joined block: its period)
         for item, b in zip(items, blocks, strict=True):
@@ -391,7 +402,9 @@ async def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--when", action="store_true", help="give each block its date as when: too")
     ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
+    ap.add_argument("--embedded", default="", help="embedded model name (elfmem.adapters.models)")
     args = ap.parse_args()
+    EMBEDDED[0] = args.embedded
     if args.model:  # a candidate model in place of the shipped one (issue 15)
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     args.size = [OFF if s == 0 else s for s in (args.size or [PASSAGE_CHARS])]

