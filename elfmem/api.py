@@ -335,9 +335,12 @@ class MemorySystem(
         return capture.remember(self._core, item, allow_secret)
 
     def _targets(self, refs: Sequence[str]) -> tuple[str, ...]:
+        named = [r for r in refs if r.strip()]
+        if not named:
+            return ()
         from elfmem.rhythms.ids import resolve_all
 
-        return tuple(resolve_all(self._core, [r for r in refs if r.strip()]))
+        return tuple(resolve_all(self._core, named))
 
     async def remember_many(
         self,

@@ -7,7 +7,8 @@ cosine alone never decides: "restart the vesper router" and "restart the serac l
 cosine 0.976 with the embedded model. Any other look-alike (at or above the model's calibrated
 look-alike cut: 0.90 on the reference scale, 0.970 for the embedded model) is promoted and linked
 to its twin with a ``similar`` edge naming the differences, for review (``elfmem review
-lookalikes``), and, when only a value differs, a ``revises`` edge (``lookalike_edges.py``).
+lookalikes``), and, when the newer states the older's subject with another value, a ``revises``
+edge (``lookalike_edges.py``, ``revisions.py``).
 
 Every block promoted is also linked to its nearest active neighbours by semantic edges (``edges``),
 and ``rescore`` adds deep sleep: aged active blocks judged again (``rescore``). One content commit

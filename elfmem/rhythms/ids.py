@@ -7,13 +7,16 @@ MCP tools all accept ``649f`` for ``649f0c2e8a1b3d57`` without each command know
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from elfmem.block.model import BLOCK_ID_RE
 from elfmem.block.text import preview
 from elfmem.errors import InvalidInput
 from elfmem.index import queries
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.graph import ConnectSpec
+
+if TYPE_CHECKING:  # the graph layer loads recall; a remember that names a block needs neither
+    from elfmem.rhythms.graph import ConnectSpec
 
 MIN_PREFIX = 4
 """git's own minimum: shorter prefixes match too much to be worth typing."""
@@ -58,6 +61,8 @@ def resolve_all(core: Core, refs: Sequence[str]) -> list[str]:
 
 def resolve_specs(core: Core, specs: Sequence[ConnectSpec]) -> list[ConnectSpec]:
     """Links with both ends resolved (``resolve``)."""
+    from elfmem.rhythms.graph import ConnectSpec
+
     return [
         ConnectSpec(resolve(core, s.source), resolve(core, s.target), s.relation) for s in specs
     ]

@@ -189,8 +189,8 @@ class DreamResult(Result):
     """True duplicates archived, as ``{id, of}``: ``of`` is the block it repeats."""
     lookalikes: list[dict[str, object]] = field(default_factory=list)
     """Near pairs (at or above the model's look-alike cut) linked for review: ``{id, other,
-    cosine, differs}``, and ``revises: {newer, older}`` when only a value differs (a candidate
-    revision)."""
+    cosine, differs}``, and ``revises: {newer, older}`` when the newer states the older's subject
+    with another value (a candidate revision; it may sit below the look-alike cut)."""
     inbox_remaining: int = 0
     """Inbox blocks left for a later run."""
     commit_id: str | None = None

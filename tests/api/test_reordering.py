@@ -38,7 +38,9 @@ def test_a_fact_captured_next_to_the_answer_is_not_returned_for_a_one_fact_quest
 def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     """Two turns about one workshop, captured one after the other among unrelated turns: the
     answer shares one common word with the question, so it ranks low until the turn beside it
-    lifts it."""
+    lifts it. Word matches are fused here as before coverage weighed them (floor 0.4, each
+    counted whole), to isolate contiguity: with the product's weighing the thin matches above
+    the answer sink by themselves and it is near the top without any lift."""
     question = "Caroline: Did you go to the pottery workshop on Sunday?"
     answer = "Melanie: Yes! The funniest thing happened: the kids made bowls and got so dirty."
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
@@ -46,14 +48,17 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     arun(system.dream(max_blocks=40, no_llm=True))
     query = "What happened at the pottery workshop?"
     everything = len(TURNS) + 2
-    off = _contents(system, query, OFF, everything)
+    whole = SearchSettings(contiguity=0.0, coverage_min=0.4, coverage_power=0.0)
+    off = _contents(system, query, whole, everything)
     # one place either side: under the transformer the turns two places away bear on the question
     # too (cosine above its gate), and they would be lifted level with the answer
-    on = _contents(system, query, SearchSettings(contiguity=0.9, contiguity_span=1), everything)
+    lifted = SearchSettings(contiguity=0.9, contiguity_span=1, coverage_min=0.4, coverage_power=0.0)
+    on = _contents(system, query, lifted, everything)
     assert off[0] == question and on[0] == question
     assert answer in off, "the answer must bear on the query by itself for this test to mean much"
     assert on.index(answer) <= 2 < off.index(answer)
     assert set(on) == set(off)
+    assert _contents(system, query, SearchSettings(), everything).index(answer) <= 2
     arun(system.close())
 
 
