@@ -40,7 +40,7 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     answer shares one common word with the question, so it ranks low until the turn beside it
     lifts it. Word matches are fused here as before coverage weighed them (floor 0.4, each
     counted whole), to isolate contiguity: with the product's weighing the thin matches above
-    the answer sink by themselves and it is near the top without any lift."""
+    the answer sink by themselves and it is near the top without contiguity."""
     question = "Caroline: Did you go to the pottery workshop on Sunday?"
     answer = "Melanie: Yes! The funniest thing happened: the kids made bowls and got so dirty."
     system, _ = arun(MemorySystem.init(repo, name="Ada", seed=False))
@@ -58,7 +58,7 @@ def test_a_neighbour_that_bears_on_the_query_rises(repo: Path) -> None:
     assert answer in off, "the answer must bear on the query by itself for this test to mean much"
     assert on.index(answer) <= 2 < off.index(answer)
     assert set(on) == set(off)
-    assert _contents(system, query, SearchSettings(), everything).index(answer) <= 2
+    assert _contents(system, query, OFF, everything).index(answer) <= 2  # weighed, no lift
     arun(system.close())
 
 
