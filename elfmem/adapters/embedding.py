@@ -10,14 +10,19 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from elfmem.errors import ConfigError, InvalidInput
+from elfmem.lazyload import lazy_module
 
-Matrix = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    np = lazy_module("numpy")
+
 PROVIDERS = ("embedded", "static", "openai", "mock")
 OPENAI_URL = "https://api.openai.com/v1"
 _SECTION_HINT = "Fix the `embeddings:` section of .elfmem/config.yaml"

@@ -10,11 +10,15 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from elfmem.adapters.embedding import Matrix, normalise_rows, text_list
+from elfmem.adapters.embedding import normalise_rows, text_list
 from elfmem.errors import ConfigError
+
+if TYPE_CHECKING:
+    from elfmem.adapters.embedding import Matrix
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -17,14 +17,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
-from elfmem.adapters.embedding import Matrix, file_sha256, normalise_rows, text_list
+from elfmem.adapters.embedding import file_sha256, normalise_rows, text_list
 from elfmem.errors import ConfigError
+from elfmem.lazyload import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     from tokenizers import Tokenizer
+
+    from elfmem.adapters.embedding import Matrix
+else:
+    np = lazy_module("numpy")
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "model"
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")

@@ -28,16 +28,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from elfmem.adapters.embedding import Matrix, file_sha256, normalise_rows, text_list
+from elfmem.adapters.embedding import file_sha256, normalise_rows, text_list
 from elfmem.adapters.models import ModelSpec
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.errors import ConfigError
+from elfmem.lazyload import lazy_module
 
 if TYPE_CHECKING:
+    import numpy as np
     import numpy.typing as npt
     from tokenizers import Tokenizer
+
+    from elfmem.adapters.embedding import Matrix
+else:
+    np = lazy_module("numpy")
 
 BATCH = 32
 """Texts run through the graph at once, after sorting by length so a batch pads little."""

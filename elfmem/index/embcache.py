@@ -12,15 +12,20 @@ import os
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from elfmem.errors import ModelMismatch
+from elfmem.lazyload import lazy_module
 from elfmem.progress import Progress, silent
 
-Vector = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
+else:
+    np = lazy_module("numpy")
+
 EMBED_BATCH = 256
 _CHUNK = 500  # stays under SQLite's bound-parameter limit with room to spare
 

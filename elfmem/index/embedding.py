@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from elfmem.block.model import Block
 from elfmem.errors import ModelMismatch
@@ -17,7 +18,6 @@ from elfmem.index.blockdiff import BlockDiff
 from elfmem.index.db import IndexDB
 from elfmem.index.embcache import (
     EmbeddingCache,
-    Vector,
     VectorModel,
     default_cache_path,
     embed_cached,
@@ -39,6 +39,9 @@ from elfmem.index.queries import (
 )
 from elfmem.index.rows import CHUNK, pairs_among
 from elfmem.progress import Progress, silent
+
+if TYPE_CHECKING:
+    from elfmem.index.embcache import Vector
 
 TextFor = Callable[[Block], str]
 

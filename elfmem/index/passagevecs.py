@@ -12,11 +12,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from elfmem.block import passages as cutting
 from elfmem.block.model import Block
-from elfmem.index.embcache import Vector, text_hash
+from elfmem.index.embcache import text_hash
 from elfmem.index.rows import pairs_among
+
+if TYPE_CHECKING:
+    from elfmem.index.embcache import Vector
 
 TextFor = Callable[[Block], str]
 LONG_BLOCK_CHARS = 1000

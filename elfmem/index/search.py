@@ -11,9 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from functools import cache
+from typing import TYPE_CHECKING
 
 from elfmem.index.db import IndexDB
 from elfmem.index.vecdelta import next_tables
@@ -24,12 +23,19 @@ from elfmem.index.vectorfile import (
     vector_file_path,
     write_vector_file,
 )
+from elfmem.lazyload import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+else:
+    np = lazy_module("numpy")
 
 PASSAGE_MEAN_SHARE = 0.0
 """A long block's dense score: its best passage (or whole-block) cosine, blended with this share of
 its passages' mean cosine. Chosen by leave-one-conversation-out (docs/benchmarks.md)."""
-
-Matrix = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +59,7 @@ class _Snapshot:
     ) -> _Snapshot:
         rows = {block_id: i for i, block_id in enumerate(table.ids) if block_id != FREE}
         statuses = np.array(table.statuses, dtype=str)
-        kept = (table, passages or _NO_ROWS)
+        kept = (table, passages or _no_rows())
         if passages is None or not passages.ids:
             return cls(table.ids, statuses, table.matrix, rows, key, tables=kept)
         owned = [(k, rows[i]) for k, i in enumerate(passages.ids) if i in rows]
@@ -109,8 +115,10 @@ def _product(matrix: Matrix, query: Matrix) -> Matrix:
     return np.asarray(np.einsum("ij,j->i", matrix, query), dtype=np.float32)
 
 
-_NO_ROWS = VectorTable([], [], np.zeros((0, 0), dtype=np.float32))
-_EMPTY = _Snapshot.of(_NO_ROWS, None)
+@cache
+def _no_rows() -> VectorTable:
+    """A table of no rows, made at first use: building it at import would load numpy."""
+    return VectorTable([], [], np.zeros((0, 0), dtype=np.float32))
 
 
 class VectorStore:
@@ -121,7 +129,7 @@ class VectorStore:
     """
 
     def __init__(self) -> None:
-        self._snap = _EMPTY
+        self._snap = _Snapshot.of(_no_rows(), None)
         self._lock = threading.Lock()
 
     @property

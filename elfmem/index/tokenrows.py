@@ -18,16 +18,23 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from elfmem.block.model import Block
 from elfmem.index.embcache import EmbeddingCache, default_cache_path, text_hash
 from elfmem.index.passagevecs import is_long
 from elfmem.index.rows import chunks, pairs_among
+from elfmem.lazyload import lazy_module
 from elfmem.progress import Progress, silent
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ids = npt.NDArray[np.int64]
+    Norms = npt.NDArray[np.float32]
+else:
+    np = lazy_module("numpy")
 
 WINDOW = 5
 """Tokens per window a query token is matched against."""
@@ -35,9 +42,6 @@ STRIDE = 2
 """A window starts every this many tokens (retrieval/late.py adds tokens in pairs: keep it 2)."""
 TOKEN_BATCH = 64
 """Blocks tokenised per call to the tokenizer (and per progress report)."""
-
-Ids = npt.NDArray[np.int64]
-Norms = npt.NDArray[np.float32]
 
 
 class TokenModel(Protocol):

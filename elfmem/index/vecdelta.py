@@ -15,9 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from elfmem.index.db import IndexDB
 from elfmem.index.passagevecs import passages_ready
@@ -30,6 +28,13 @@ from elfmem.index.vectorfile import (
     read_header,
     write_vector_file,
 )
+from elfmem.lazyload import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
 
 LOG_KEEP = 256
 """Generations whose changes stay logged."""

@@ -22,12 +22,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, BinaryIO
 
 from elfmem import filelock
+from elfmem.lazyload import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
 
 MAGIC = b"ELFMEM-VECTORS-2\n"
 ROWS_MAGIC = b"ELFMEM-VECTOR-ROWS-2\n"

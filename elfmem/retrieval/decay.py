@@ -8,13 +8,21 @@ Intervals are wall-clock seconds (POSIX time); an open session is passed with ``
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from elfmem.errors import InvalidInput
+from elfmem.lazyload import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+else:
+    np = lazy_module("numpy")
 
 SECONDS_PER_HOUR = 3600.0
 PENALTY_LAMBDA_CAP = 0.05
@@ -23,7 +31,6 @@ PENALTY_LAMBDA_CAP = 0.05
 _MAX_DOUBLINGS = 64  # 2**64 times any positive λ worth storing is far past the cap
 
 Interval = tuple[float, float]
-FloatArray = npt.NDArray[np.float64]
 
 
 def recency(hours_since_use: npt.ArrayLike, lam: npt.ArrayLike) -> FloatArray:
@@ -125,8 +132,22 @@ def active_hours_at(intervals: Iterable[Interval], times: npt.ArrayLike) -> Floa
 
 
 def active_hours(intervals: Iterable[Interval], until: float) -> float:
-    """Total active hours of the memory, counting only time before ``until``."""
-    return float(active_hours_at(intervals, [until])[0])
+    """Total active hours of the memory, counting only time before ``until``.
+
+    ``active_hours_at`` for one time, in plain Python and to the same bit: ``status`` and
+    ``remember`` ask for the clock's position and nothing else numpy would compute for them.
+    """
+    if not math.isfinite(until):
+        raise InvalidInput("clock times must be finite", "Pass POSIX seconds.")
+    merged = merge_intervals(intervals)
+    at = bisect.bisect_right([start for start, _ in merged], until) - 1
+    if at < 0:
+        return 0.0
+    before = 0.0
+    for start, end in merged[:at]:
+        before += end - start
+    start, end = merged[at]
+    return (before + (min(until, end) - start)) / SECONDS_PER_HOUR
 
 
 def active_hours_between(intervals: Iterable[Interval], t0: float, t1: float) -> float:

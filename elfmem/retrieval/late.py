@@ -21,7 +21,7 @@ microseconds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -31,13 +31,17 @@ from elfmem.index.fulltext import STOP_WORDS
 from elfmem.index.tokenrows import (
     STRIDE,
     WINDOW,
-    Ids,
-    Norms,
     shape_of,
     stored_tokens,
     token_model,
     window_norms,
 )
+
+if TYPE_CHECKING:
+    from elfmem.index.tokenrows import Ids, Norms
+
+    Windows = tuple[Ids, Norms]
+    """A block's token ids and the norm of each window's sum (windows from ``tokenrows.spans``)."""
 from elfmem.index.tokenrows import TokenModel as StoredTokenModel
 
 __all__ = ["LATE_SHARE", "STRIDE", "WINDOW", "Late", "LateScorer", "late_fn", "remembered"]
@@ -56,10 +60,6 @@ class TokenModel(StoredTokenModel, Protocol):
     def tokens(self, text: str) -> tuple[list[str], Ids]:
         """The text's tokens as the tokenizer spells them and their rows of the table."""
         ...
-
-
-Windows = tuple[Ids, Norms]
-"""A block's token ids and the norm of each window's sum (windows from ``tokenrows.spans``)."""
 
 
 class LateScorer:

@@ -20,7 +20,12 @@ from elfmem.clock import WALL, Clock
 from elfmem.index import IndexDB, ledgerstate, queries
 from elfmem.index.ledgerstate import StoredState
 from elfmem.index.queries import BlockRow
-from elfmem.retrieval.decay import active_hours_at, effective_lambda, merge_intervals
+from elfmem.retrieval.decay import (
+    active_hours,
+    active_hours_at,
+    effective_lambda,
+    merge_intervals,
+)
 from elfmem.retrieval.state import BlockState
 from elfmem.store import Store
 from elfmem.store.ledger import BlockState as Folded
@@ -153,7 +158,7 @@ class LedgerView:
     def now_hours(self, at: float | None = None) -> float:
         """Active (session) hours on the memory's clock at wall time ``at`` (default now)."""
         when = self.clock.time() if at is None else at
-        return float(active_hours_at(self.intervals(), [when])[0])
+        return active_hours(self.intervals(), when)
 
     def states(
         self, rows: Sequence[BlockRow], declared: Mapping[str, int], db: IndexDB | None = None

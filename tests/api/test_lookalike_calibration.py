@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from elfmem.adapters.embedding import Matrix, normalise_rows
+from elfmem.adapters.embedding import normalise_rows
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
 from elfmem.block.model import Block
@@ -22,6 +23,9 @@ from elfmem.index.calibration import (
     unrelated_cosines,
 )
 from tests.conftest import arun
+
+if TYPE_CHECKING:
+    from elfmem.adapters.embedding import Matrix
 
 VESPER = "After editing its config, restart the vesper router with the --safe flag."
 SERAC = "After editing its config, restart the serac loader with the --safe flag."

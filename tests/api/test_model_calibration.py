@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from elfmem.adapters.embedding import Matrix, make_embedder, normalise_rows
+from elfmem.adapters.embedding import make_embedder, normalise_rows
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
 from elfmem.index import EmbeddingCache
@@ -19,6 +20,9 @@ from elfmem.retrieval.ranking import TWIN_COSINE
 from elfmem.retrieval.settings import DENSE_FLOOR, calibrated_settings
 from tests.api.test_lookalike_calibration import UNRELATED, Crowded
 from tests.conftest import arun
+
+if TYPE_CHECKING:
+    from elfmem.adapters.embedding import Matrix
 
 OLD_IDENTITY = "static:minilm-l6-m2v-256-f16:e79551e309c0"
 """The identity of the model shipped before this one (PCA to 256 dimensions, float16)."""

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
 
-from elfmem.adapters.embedding import Matrix, make_embedder
+from elfmem.adapters.embedding import make_embedder
 from elfmem.adapters.mock import MockEmbedder
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.api import MemorySystem
@@ -18,6 +19,9 @@ from elfmem.cli import cli
 from elfmem.errors import ModelMismatch
 from elfmem.rhythms import core as core_mod
 from tests.conftest import arun
+
+if TYPE_CHECKING:
+    from elfmem.adapters.embedding import Matrix
 
 FACTS = [
     "The staging database listens on port 5433 behind the office VPN.",

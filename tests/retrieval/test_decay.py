@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from elfmem.block.model import TIER_LAMBDA
 from elfmem.errors import InvalidInput
@@ -112,3 +114,19 @@ def test_hours_since_is_vectorised_and_keeps_shape() -> None:
     got = hours_since(sessions, np.array([0.0, HOUR, 2.5 * HOUR]), 3 * HOUR)
     assert got.tolist() == [2.0, 1.0, 0.5]
     assert active_hours_at(sessions, [[0.0, 3 * HOUR]]).shape == (1, 2)
+
+
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1e9, allow_nan=False), st.floats(0, 1e6, allow_nan=False)),
+        max_size=12,
+    ),
+    st.floats(-1e3, 1.1e9, allow_nan=False),
+)
+def test_the_one_time_clock_is_the_vectorised_clock_to_the_bit(
+    spans: list[tuple[float, float]], until: float
+) -> None:
+    """``active_hours`` skips numpy for status and remember; it must not drift from the clock
+    recall computes for every block."""
+    sessions = [(start, start + length) for start, length in spans]
+    assert active_hours(sessions, until) == float(active_hours_at(sessions, [until])[0])
