@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from elfmem.cli.output import emit, guarded, json_option, run
+from elfmem.cli.output import emit, finish, guarded, json_option, run
 from elfmem.cli.progress import progress_bar
 
 
@@ -41,12 +41,10 @@ def backup(ctx: click.Context, output: str, json_: bool) -> None:
 @json_option
 def restore(source: str, target: str | None, json_: bool) -> None:
     """Clone a backup bundle into TARGET (default: the bundle's name), ledger included."""
-    import asyncio
-
     from elfmem.api import MemorySystem
 
     result = guarded(
-        json_, lambda: asyncio.run(MemorySystem.restore(Path(source), target and Path(target)))
+        json_, lambda: finish(MemorySystem.restore(Path(source), target and Path(target)))
     )
     emit(result, json_)
 

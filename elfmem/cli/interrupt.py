@@ -1,10 +1,10 @@
 """Ctrl-C during a long write: stop between items and commit what was done, and say so.
 
-Under ``asyncio.run`` the first Ctrl-C only cancels the task at its next ``await``, which a
-synchronous dream reaches after it has committed; click then printed ``Aborted!`` over a run
-that had in fact finished. ``stopping`` takes SIGINT for the length of the command instead: it
-says at once what will happen, and the progress callback it hands out raises ``Stop`` at the
-next item boundary, which the operation honours by committing the items done so far.
+A Ctrl-C that raised ``KeyboardInterrupt`` wherever a dream happened to be would throw away the
+items it had finished, or leave the user guessing whether the commit was made. ``stopping``
+takes SIGINT for the length of the command instead: it says at once what will happen, and the
+progress callback it hands out raises ``Stop`` at the next item boundary, which the operation
+honours by committing the items done so far.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import IO, Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar, cast
 
 import click
 
@@ -98,10 +98,24 @@ def repo_path(ctx: click.Context) -> Path | None:
     return Path(value) if value else None
 
 
+def finish(coro: Coroutine[Any, Any, T]) -> T:
+    """Run an API coroutine to its end without an event loop, and return its result.
+
+    The API is async for the MCP server, over a synchronous core: its coroutines await only
+    each other, never a timer, a socket or a thread, so one step of the coroutine runs it
+    through. Importing asyncio to do that would cost every command about 20 ms (with ssl and
+    sockets, docs/startup.md). A coroutine that did wait on an event loop is a bug, said as one.
+    """
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    coro.close()
+    raise RuntimeError("an elfmem API call waited on an event loop, which the CLI does not run")
+
+
 def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) -> T:
     """Open the memory, run one API call, close it; translate elfmem errors."""
-    import asyncio
-
     from elfmem.api import MemorySystem
 
     async def go() -> T:
@@ -113,7 +127,7 @@ def run(ctx: click.Context, json_: bool, action: Callable[[Any], Awaitable[T]]) 
             await system.close()
 
     try:
-        return asyncio.run(go())
+        return finish(go())
     except ElfmemError as exc:
         fail(exc, json_)
         raise  # unreachable: fail exits

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from elfmem.cli.output import emit, guarded, json_option, repo_path
+from elfmem.cli.output import emit, finish, guarded, json_option, repo_path
 
 
 def mcp_config_block(root: Path) -> dict[str, object]:
@@ -56,9 +56,7 @@ def init(
         await system.close()
         return result
 
-    import asyncio
-
-    result = guarded(json_, lambda: asyncio.run(go()))
+    result = guarded(json_, lambda: finish(go()))
     block = mcp_config_block(Path(result.root))  # type: ignore[attr-defined]
     if json_:
         emit({**result.to_dict(), "mcp_config": block}, True)  # type: ignore[attr-defined]

@@ -104,6 +104,7 @@ main()
 """
 PACKAGES_UNUSED_BY_WRITES = (
     *("onnxruntime", "tokenizers", "model2vec", "safetensors", "mcp", "openai", "anthropic"),
+    "asyncio",  # the CLI steps the API's coroutines itself (cli/output.finish)
 )
 LAYERS_UNUSED_BY_WRITES = (
     *("elfmem.retrieval.pipeline", "elfmem.rhythms.recall", "elfmem.rhythms.dream"),
