@@ -13,10 +13,13 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from elfmem.index.db import IndexDB
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 MAX_TERMS = 64
 STOP_WORDS = frozenset(
@@ -97,6 +100,8 @@ _POOL_LOCK = threading.Lock()
 
 def _pool() -> ThreadPoolExecutor:
     """Two workers per process, started on first use."""
+    from concurrent.futures import ThreadPoolExecutor  # with logging: loaded for queries only
+
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elfmem.block.credentials import hits
 from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
 from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
@@ -148,6 +147,8 @@ def _markers(path: str, lines: list[str]) -> list[dict[str, Any]]:
 
 def _secrets(path: str, text: str) -> list[dict[str, Any]]:
     """Credentials in a staged file, by line and kind; the value is never shown."""
+    from elfmem.block.credentials import hits  # the patterns load for a commit's check only
+
     return [
         _problem(
             path,

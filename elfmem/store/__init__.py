@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pygit2
 
-from elfmem.block.secrets import check_note_lines
 from elfmem.errors import NotFound, RepoStateError, UndoError
 from elfmem.store import elsewhere, log, pullsteps, strays, writelock
 from elfmem.store import repo as repo_mod
@@ -217,6 +216,8 @@ class Store:
         Readers fold the spool on top of the notes, so an unbounded spool would make every read
         slower; a notes commit per thousand events keeps it short.
         """
+        from elfmem.block.secrets import check_note_lines  # secret patterns: writes only
+
         entries = list(entries)
         check_note_lines((line for _, line in entries), f"{self.ledger.ref} event")  # flushed later
         self.spool.extend(entries)

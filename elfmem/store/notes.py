@@ -20,7 +20,6 @@ from functools import lru_cache
 import pygit2
 from pygit2.enums import FileMode, ReferenceType, SortMode
 
-from elfmem.block.secrets import check_note_lines
 from elfmem.errors import READ_ONLY_ERRNOS, ConflictError, InvalidInput, LockedError
 from elfmem.store import faults
 from elfmem.store.locks import RefIntent, present, ref_lock_path, wait_for
@@ -348,6 +347,8 @@ class NotesLedger:
                     f"lines for {anchor} must be a sequence of lines, not one string",
                     "Pass a list: {anchor: [line]}.",
                 )
+        from elfmem.block.secrets import check_note_lines  # secret patterns: writes only
+
         check_note_lines((ln for ls in lines_by_anchor.values() for ln in ls), f"{self.ref} event")
         last: Exception | None = None
         for attempt in range(MAX_ATTEMPTS):

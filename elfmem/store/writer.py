@@ -33,7 +33,6 @@ from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
 from elfmem.store.recovery import Recovery
-from elfmem.store.secretgate import check_plan
 from elfmem.store.strays import refuse_links
 from elfmem.store.view import MemoryView, remember_parsed
 from elfmem.store.worktree import Target, disk_oid, staged_oids, write_files, write_index
@@ -179,6 +178,8 @@ class MemoryWriter:
         plan = build(view)
         if plan is None or not (plan.files or plan.raw):
             return None
+        from elfmem.store.secretgate import check_plan  # secret patterns: writes only
+
         check_plan(plan, view)
         prepared = self._prepare(ref, tip, view, plan)
         if prepared is None:
