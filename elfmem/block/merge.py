@@ -8,7 +8,8 @@ the merge must get the same bytes, so both converge (docs/merging.md). The rules
   keys added or removed on either side all apply; only when the text (content and cue) was
   edited differently on both sides are both versions kept, as two blocks: the original id keeps
   one, the other gets an id derived from the original id and its text, and declares
-  ``contradicts`` and ``supersedes`` the original (the candidate revision of docs/ranking.md §3);
+  ``contradicts`` and ``supersedes`` the original (the candidate revision of docs/ranking.md,
+  "Corrections win");
 - removed on one side and edited on the other → the edit is kept, and an event says so.
 
 "Newer" of two edits is decided from the blocks alone so both sides agree: the block format has no

@@ -23,7 +23,7 @@ RELATIONS: tuple[str, ...] = (
     "requires",
     "supersedes",
 )
-"""The six declared relations, closed on purpose (seed §2.1)."""
+"""The six declared relations, closed on purpose (docs/format.md)."""
 
 BLOCK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./%:+-]*$")
@@ -108,7 +108,7 @@ class Block:
 
 def derive_tier(cls: str, tags: tuple[str, ...]) -> str:
     """Constitutional → permanent; values, constraints, goals and minds → durable;
-    observations → ephemeral; everything else standard (DESIGN §10)."""
+    observations → ephemeral; everything else standard. A ``tier:`` key overrides it."""
     if "self/constitutional" in tags:
         return "permanent"
     durable = ("self/value", "self/constraint", "self/goal")

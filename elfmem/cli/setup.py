@@ -13,7 +13,7 @@ from elfmem.cli.output import emit, finish, guarded, json_option, repo_path
 
 
 def mcp_config_block(root: Path) -> dict[str, object]:
-    """The MCP client entry with real paths (seed §6.1)."""
+    """The MCP client entry with real paths (docs/mcp.md)."""
     exe = shutil.which("elfmem") or str(Path(sys.executable).with_name("elfmem"))
     return {"mcpServers": {"elfmem": {"command": exe, "args": ["-C", str(root), "serve"]}}}
 

@@ -1,6 +1,6 @@
 """Token budgets: counting offline and packing ranked blocks into a frame's budget.
 
-Nothing may be fetched at run time (DESIGN §10; tiktoken downloads its tables), so token counts
+Nothing may be fetched at run time (tiktoken downloads its tables), so token counts
 are a documented approximation of modern BPE tokenizers rather than an exact tokenization:
 
     by_chars = plain / 4.5 + punctuation × 0.6 + non_ascii

@@ -5,14 +5,14 @@ prior α = β = 0.5. An outcome signal s in [0, 1] with weight w is w observatio
 s succeeded: α += w·s, β += w·(1−s). The sums commute, so two clones' outcome events fold to the
 same posterior in any order. Mature blocks (large α+β) move slowly, cold blocks track the signal.
 
-The band decides what else an outcome does (seed §2.6, DESIGN §6):
+The band decides what else an outcome does (docs/ranking.md, "Outcomes decide"):
 
 - ``reinforce``: s ≥ 0.8. Confidence up, the block counts as used (decay clock reset).
 - ``neutral``: 0.2 ≤ s < 0.8. The dead band: confidence moves, nothing else happens.
 - ``penalise``: s < 0.2. Confidence down and the block's λ doubles (see ``decay.effective_lambda``).
 
-Boundaries: 0.8 itself reinforces and 0.2 itself is neutral. DESIGN §6 and §10 both say "below
-0.2", so the penalty needs a signal strictly under it; a caller that means "failed" sends 0.0.
+Boundaries: 0.8 itself reinforces and 0.2 itself is neutral: the penalty is for a signal below
+0.2, strictly under it; a caller that means "failed" sends 0.0.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Session-aware decay: recency as exp(-λ·h), where h counts only hours the memory was in use.
 
-A fortnight away must not cost the agent what it learned (seed §2.6), so the clock that drives decay
+A fortnight away must not cost the agent what it learned, so the clock that drives decay
 is the union of recorded session intervals, not the wall clock. The clock belongs to the memory, not
-to one agent (DESIGN §10): clones merge their intervals by union and their clocks stay comparable.
+to one agent: clones merge their intervals by union and their clocks stay comparable.
 Intervals are wall-clock seconds (POSIX time); an open session is passed with ``now`` as its end.
 """
 
@@ -26,7 +26,7 @@ else:
 
 SECONDS_PER_HOUR = 3600.0
 PENALTY_LAMBDA_CAP = 0.05
-"""The fastest decay a penalised block can reach: the ephemeral tier's λ (DESIGN §6)."""
+"""The fastest decay a penalised block can reach: the ephemeral tier's λ."""
 
 _MAX_DOUBLINGS = 64  # 2**64 times any positive λ worth storing is far past the cap
 

@@ -1,7 +1,7 @@
 """Frames: complete retrieval strategies — weights, tag filters, guarantees, budget, template.
 
 A filter removes a category of blocks from a frame; a guarantee reserves a slot for one. Where they
-conflict the guarantee wins, because it is the more specific declaration (seed §4.2): TASK keeps a
+conflict the guarantee wins, because it is the more specific declaration: TASK keeps a
 block tagged both ``self/goal`` and ``self/constitutional``. Tag patterns are SQL-LIKE in spirit:
 ``%`` matches any run of characters, everything else (``_`` included, since tags use it) is
 literal, and matching is case-sensitive like the tier rules in ``elfmem.block.model``.

@@ -1,13 +1,13 @@
 """Fusing the lexical and dense rankings into one similarity per candidate.
 
-Reciprocal Rank Fusion is the seed's method: it needs only ranks, so BM25 scores and cosines never
+Reciprocal Rank Fusion needs only ranks, so BM25 scores and cosines never
 have to share a scale. k = 10 rather than the customary 60: on the LoCoMo dev file a smaller k
 (more weight on each list's top ranks) lifted R@10 from 0.626 to 0.661 with everything else equal
 (docs/benchmarks.md has the sweep). The similarity signal is that fused score divided by the top
-one, so the best block is exactly 1.0 (seed §4.3): rank-shaped, not magnitude-shaped. Raw cosine is
+one, so the best block is exactly 1.0: rank-shaped, not magnitude-shaped. Raw cosine is
 used only when the lexical ranking is empty, and 0.0 is the sentinel for blocks no search scored
 (queryless frames, graph-expanded neighbours). A min-max weighted sum is kept alongside because
-equal-weight RRF measured *worse* than BM25 alone on LoCoMo (DESIGN §5): fusion must be earned.
+equal-weight RRF of BM25 and a weak dense ranking can rank below BM25 alone: fusion must be earned.
 
 ``score_fusion`` is the regime for long documents: each list scaled by its own top score, then
 mixed. Between whole sessions of one conversation bm25 is graded, and ranks flatten the lead of
@@ -175,7 +175,7 @@ def query_similarity(
     late_share: float = 0.0,
     lexical_scale: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """The similarity signal per candidate, in the seed's three regimes (§4.3).
+    """The similarity signal per candidate, in three regimes.
 
     ``lexical`` is the BM25 ranking (best first), ``dense`` maps each vector-search seed to its
     cosine. With lexical hits: RRF of both rankings, normalised so the top is 1.0. Without:

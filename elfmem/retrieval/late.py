@@ -1,4 +1,6 @@
-"""Late interaction: query words against short runs of a long block's tokens (issue 15).
+"""Late interaction: query words against short runs of a long block's tokens.
+
+Why, and what it was measured against: docs/decisions/0009-late-interaction.md.
 
 The embedded static model embeds a text as the mean of its token vectors, so two long blocks of
 the same people and subjects sit at cosine 0.84-0.95 and the dense list hardly tells them apart.

@@ -1,6 +1,6 @@
 """Maximal Marginal Relevance: reorder for relevance and diversity together.
 
-Five near-identical blocks should not fill a frame's budget (seed §4.1 stage 5). Greedy MMR picks,
+Five near-identical blocks should not fill a frame's budget. Greedy MMR picks,
 at each step, the candidate maximising λ·relevance − (1 − λ)·(its highest similarity to anything
 already picked), with λ = 0.7. The first pick is simply the most relevant block. Keeping a running
 "most similar picked so far" vector makes the whole pass O(n·k) rather than O(n·k²).

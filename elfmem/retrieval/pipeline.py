@@ -1,4 +1,4 @@
-"""The retrieval pipeline (seed §4.1).
+"""The retrieval pipeline (docs/architecture.md, "The read path"; docs/ranking.md).
 
 Filter, seed, fuse, gate, expand, score, place corrections, diversify, guarantee, pack.
 

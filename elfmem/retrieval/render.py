@@ -1,7 +1,7 @@
 """Rendering a frame's ranked blocks as plain, prompt-ready Markdown.
 
 The SELF frame speaks to the host model in the second person: a heading naming the agent, a short
-preamble, the raw ``self.md`` text, then the principles numbered in rank order (seed §3.2). Every
+preamble, the raw ``self.md`` text, then the principles numbered in rank order. Every
 other frame is a heading and one entry per block, with the block id so the agent can cite it in
 ``outcome()``. In every frame, blocks tagged ``peer/*`` go in a separate, attributed section:
 another agent's letter must never read to the host model as this agent's own principle.

@@ -2,7 +2,7 @@
 
 Raw signals live on different scales (a normalised RRF score spans 0.9–1.0 over a top ten, recency
 of a permanent block sits at 0.9999), so each is min-max normalised over the candidates before the
-frame's weights apply. A signal that carries no information must not move the ranking (DESIGN §10):
+frame's weights apply. A signal that carries no information must not move the ranking:
 the range divides by ``max(max − min, floor)``, so when every candidate has the same value the
 signal is 0 for all of them, and when values differ by less than the floor the differences shrink
 in proportion instead of being blown up to a full unit.

@@ -1,4 +1,4 @@
-"""Truth over popularity: what outcomes and revisions do to a ranking (DESIGN §6).
+"""Truth over popularity: what outcomes and revisions do to a ranking (docs/ranking.md).
 
 Three rules, each a pure function here and applied in ``pipeline``:
 

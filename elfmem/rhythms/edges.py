@@ -1,6 +1,6 @@
 """Semantic edges: dream links each block it touches to its nearest active neighbours.
 
-Seed §2.5: a pair whose cosine reaches ``memory.edge_score_threshold`` (stated for the embedded
+A pair whose cosine reaches ``memory.edge_score_threshold`` (stated for the embedded
 model, moved to the configured model's scale: ``index/calibration.py``) becomes a ``similar`` edge
 in the ledger, written on both blocks' notes so both ends gain centrality. No block ever holds more
 than ``memory.edge_degree_cap`` learned edges: pairs are taken strongest first and a pair is

@@ -1,4 +1,4 @@
-"""outcome(): ground truth folded into each block's Beta posterior (seed §2.6).
+"""outcome(): ground truth folded into each block's Beta posterior (docs/ranking.md).
 
 Signals at or above 0.8 raise confidence and reset the decay clock; those below 0.2 lower it and
 double the block's decay rate (capped); in between only confidence moves. Inbox blocks and the

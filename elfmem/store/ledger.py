@@ -153,7 +153,7 @@ def _valid(event: Mapping[str, Any]) -> bool:
 
 
 def band_of(signal: float) -> str:
-    """Seed §2.6: ≥ 0.8 reinforces, < 0.2 penalises, between is a neutral dead-band."""
+    """≥ 0.8 reinforces, < 0.2 penalises, between is a neutral dead-band (docs/ranking.md)."""
     if signal >= 0.8:
         return REINFORCE_BAND
     return PENALTY_BAND if signal < 0.2 else NEUTRAL_BAND

@@ -118,7 +118,7 @@ def test_property_true_duplicates_still_collapse_onto_their_twin(seed: int) -> N
 
 
 def test_the_vesper_router_is_kept_beside_the_serac_loader(repo: Path) -> None:
-    """Regression (issue 12): dream --no-llm archived one as a duplicate of the other."""
+    """Regression: dream --no-llm archived one as a duplicate of the other."""
     system, _ = arun(MemorySystem.init(repo))
     older, newer, result = older_then_newer(system, [(VESPER, SERAC)])
     assert not result.duplicates and newer[0] in result.promoted  # type: ignore[attr-defined]

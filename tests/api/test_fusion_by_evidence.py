@@ -1,4 +1,4 @@
-"""Rank fusion for short blocks, score fusion when the evidence is long documents (issue 15).
+"""Rank fusion for short blocks, score fusion when the evidence is long documents.
 
 The choice is made per query by the lexical search's top hits (``pipeline._fuse``): a memory of
 facts and turns ranks exactly as it did before long documents existed.

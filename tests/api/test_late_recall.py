@@ -1,4 +1,4 @@
-"""Recall asks late interaction only when it fuses long documents by score (issue 15).
+"""Recall asks late interaction only when it fuses long documents by score.
 
 Short blocks are fused by rank, which never reads it: a memory of facts and turns ranks exactly as
 it did before. Among long documents, the scores come from the shipped model's token vectors.

@@ -51,7 +51,7 @@ def test_each_kind_of_difference_is_named(a: str, b: str, kind: str) -> None:
 
 
 def test_the_vesper_router_is_not_the_serac_loader() -> None:
-    """The issue's case: dream archived one as a duplicate of the other."""
+    """The reported case: dream archived one as a duplicate of the other."""
     a = "After editing its config, restart the vesper router with the --safe flag; then check logs."
     b = "After editing its config, restart the serac loader with the --safe flag; then check logs."
     found = compare(a, b)

@@ -1,6 +1,6 @@
 """Score fusion gives a lexical hit that the dense search did not return its own cosine
 (``fusechoice.filled_dense``), not 0: with 0 such a block lost the whole dense share and fell
-below every dense seed, however well bm25 ranked it (issue 15, long documents)."""
+below every dense seed, however well bm25 ranked it (long documents)."""
 
 from __future__ import annotations
 

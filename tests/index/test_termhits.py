@@ -1,6 +1,6 @@
 """Per-word bm25 parts (``index/termhits.py``) and the smoothed IDF that score fusion weighs them
 with (``retrieval/fusechoice.py``): FTS5 gives a word held by more than half of the blocks no
-weight, and among long documents that is most of a question's words (issue 15)."""
+weight, and among long documents that is most of a question's words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Late interaction with the static model's token vectors (``retrieval.late``, issue 15).
+"""Late interaction with the static model's token vectors (``retrieval.late``).
 
 The scorer is checked against the definition written out by hand (each query token's best cosine
 against mean-pooled windows of a block's tokens, averaged), with the shipped model; score fusion

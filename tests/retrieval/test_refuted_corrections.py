@@ -95,10 +95,10 @@ def test_a_refuted_correction_never_keeps_the_older_block_down(
 def test_a_right_older_block_is_back_on_top_by_the_third_negative_on_its_correction(
     confirmed_before: int, mistaken_before: int, mistaken_since: int
 ) -> None:
-    """The issue's bound, from the older block's side: a right block (more confirmed than
-    refuted before the claim), a wrong correction that drew three 0.0s and no mistaken 1.0, and
-    up to two mistaken 0.0s on the right block since (three would refute any block). Learned or
-    declared, it is first again."""
+    """A wrong correction falls back after three 0.0s, seen from the older block's side: a
+    right block (more confirmed than refuted before the claim), a wrong correction that drew
+    three 0.0s and no mistaken 1.0, and up to two mistaken 0.0s on the right block since (three
+    would refute any block). Learned or declared, it is first again."""
     if confirmed_before <= mistaken_before:
         return
     for timed in (True, False):

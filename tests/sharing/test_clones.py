@@ -1,4 +1,4 @@
-"""Clones that all wrote memory converge through plain `git pull`/`git push` (issue 14).
+"""Clones that all wrote memory converge through plain `git pull`/`git push`.
 
 Each clone remembers, edits, forgets and dreams on its own; then the git binary pulls and
 pushes through a bare remote on local disk (or, in the ring, from one clone to the next). The

@@ -1,7 +1,7 @@
 """The merge driver under the plain git binary: merge, pull, rebase and cherry-pick.
 
 Every scenario is two lines of work that both write the same bucket; without the driver each
-ends in conflict markers (issue 14). Nothing here installs elfmem's hooks unless it says so, so
+ends in conflict markers. Nothing here installs elfmem's hooks unless it says so, so
 the reconciliation seen is the one the next elfmem command runs.
 """
 

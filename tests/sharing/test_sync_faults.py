@@ -1,5 +1,5 @@
-"""A ref-mode sync killed at each step of its merge commit (issue 14: later write paths join the
-fault matrix). The matrix in tests/faults reads HEAD; ref mode keeps memory off HEAD, so these
+"""A ref-mode sync killed at each step of its merge commit (later write paths join the fault
+matrix). The matrix in tests/faults reads HEAD; ref mode keeps memory off HEAD, so these
 cases kill a real `elfmem sync` process here, at the named points of ``store/faults.py``, and
 check that nothing is lost and the next sync finishes the job."""
 

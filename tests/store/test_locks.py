@@ -63,7 +63,7 @@ def test_the_cli_names_the_lock_and_exits_non_zero(repo: Path) -> None:
 
 
 def test_an_acknowledged_write_cannot_hide_behind_a_held_index_lock(repo: Path) -> None:
-    """The issue's case: with index.lock held, `remember` used to exit 0 after moving the branch
+    """The reported case: with index.lock held, `remember` used to exit 0 after moving the branch
     but not git's index, and a later ordinary commit removed the block. Now it refuses."""
     arun(_memory(repo).close())
     lock = repo / ".git" / "index.lock"
