@@ -31,8 +31,9 @@ def lazy_module(name: str) -> ModuleType:
     """``name`` as a module object that imports itself when an attribute is first read.
 
     A module already imported is returned as it is. Python 3.11's lazy loader does not guard
-    the first access against two threads; elfmem's long-lived processes (the MCP server) load
-    the model, and with it numpy, before they serve, so the first access is never contended.
+    the first access against two threads. A command reads numpy from its main thread only (the
+    lexical workers run SQL), and the MCP server, which may serve requests side by side,
+    imports numpy before it serves, so the first access is never contended.
     """
     with _lock:
         module = sys.modules.get(name)

@@ -119,6 +119,8 @@ async def _exit_on_signal(server: MemoryServer) -> None:
 
 async def serve_stdio(path: str | Path | None = None, config: ConfigLike = None) -> None:
     """Open the memory at ``path`` and serve it over stdin/stdout until the client hangs up."""
+    import numpy  # noqa: F401  (loaded once, before any request: see elfmem/lazyload.py)
+
     server = build_server(await MemorySystem.from_config(path, config))
     async with anyio.create_task_group() as tasks:
         if sys.platform != "win32":  # no signal receiver there; the client closes stdin instead
