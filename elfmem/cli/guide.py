@@ -1,4 +1,4 @@
-"""``guide`` and ``agent-docs`` from the table in elfmem/guide.py; ``cli-docs`` from the commands.
+"""``guide`` and ``agent-docs`` from the table in elfmem/guide/; ``cli-docs`` from the commands.
 
 The first two tell agents how to use the memory; ``cli-docs`` writes docs/cli.md for people.
 """

@@ -1,6 +1,6 @@
 """``elfmem guide`` in the CLI's words: each command with the API operation it calls beside it.
 
-The entries themselves are the API's (elfmem/guide.py), so the two cannot disagree; this table
+The entries themselves are the API's (elfmem/guide/), so the two cannot disagree; this table
 only says which operation each command runs, and a test checks it names every visible command.
 People at a shell type ``history`` and mean the commits that touched a block, which the API
 calls ``block_history``; the API's ``history`` is the CLI's ``log``.
