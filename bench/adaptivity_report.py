@@ -201,5 +201,6 @@ def plot(results: list[CorpusResult], path: Path | None) -> None:
             title="Right answer above every misleading one, per round",
             x_label="round",
             y_label="% of subjects",
+            y_min=10 * (min(y for _, y in worst) // 10),
         )
     )

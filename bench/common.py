@@ -91,13 +91,15 @@ def svg_lines(
     x_label: str,
     y_label: str,
     log_x: bool = False,
+    y_min: float = 0.0,
 ) -> str:
-    """A line plot as a small SVG document: one polyline and a legend entry per series."""
+    """A line plot as a small SVG document: one polyline and a legend entry per series; the y axis
+    starts at ``y_min`` (0 unless a caller says otherwise)."""
     width, height, left, bottom, top, right = 640, 360, 60, 50, 36, 170
     points = [p for line in series.values() for p in line]
     xs = [math.log10(x) if log_x else x for x, _ in points]
     x0, x1 = min(xs), max(xs)
-    y0, y1 = min(0.0, *(y for _, y in points)), max(y for _, y in points) * 1.05
+    y0, y1 = min(y_min, *(y for _, y in points)), max(y for _, y in points) * 1.05
     x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
 
     def at(x: float, y: float) -> tuple[float, float]:
