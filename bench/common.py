@@ -156,7 +156,7 @@ def _axes(
     ]
     for x in x_ticks:
         px, _ = place(x, y_span[0])
-        out.append(f'<text x="{px:.1f}" y="{oy + 16:.1f}" text-anchor="middle">{x:g}</text>')
+        out.append(f'<text x="{px:.1f}" y="{oy + 16:.1f}" text-anchor="middle">{x:,g}</text>')
     for k in range(6):
         y = y_span[0] + (y_span[1] - y_span[0]) * k / 5
         _, py = place(x_ticks[0], y)

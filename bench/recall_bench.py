@@ -157,12 +157,17 @@ async def measure(
 
 
 def plot(rows: list[dict[str, Any]], path: Path | None) -> None:
-    """Recall p50 and p95 against the memory's size, as the SVG docs/benchmarks.md links."""
+    """Recall p50 and p95 (and the CPU p50 with ``--latency-only``) against the memory's size, as
+    the SVG docs/benchmarks.md links."""
     if path is None:
         return
     path.write_text(
         svg_lines(
-            {q: [(r["size"], r[q]) for r in rows] for q in ("p50", "p95")},
+            {
+                name: [(r["size"], r[key]) for r in rows]
+                for key, name in (("p50", "p50"), ("p95", "p95"), ("cpu", "CPU p50"))
+                if key in rows[0]
+            },
             title="Recall latency against memory size (attention frame, warm process)",
             x_label="blocks in the memory",
             y_label="ms per recall",
