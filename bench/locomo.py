@@ -19,6 +19,7 @@ fifth with it: the held-out figure. The in-sample figure is the best single sett
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
                            [--embedded minilm|mpnet]
                            [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
+                           [--conversations N] [--quick]
     python bench/locomo.py --both CUE.jsonl PLAIN.jsonl
 
 ``--both`` reads the JSONL files of ``--loocv`` runs (one per mode, each with its own ``--out``)
@@ -400,7 +401,7 @@ async def main() -> None:
         return
     global EMBEDDED
     EMBEDDED = args.embedded
-    if args.model:  # a candidate model in place of the shipped one (issue 15)
+    if args.model:  # a candidate model in place of the shipped one
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
     settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}

@@ -1,4 +1,4 @@
-"""Long-document retrieval benchmark built from the LoCoMo dev conversations (issue 15).
+"""Long-document retrieval benchmark built from the LoCoMo dev conversations.
 
 All five conversations go into one memory. Form ``session``: each session is one block (its user and
 assistant turns, one ``Speaker: text`` line each; about 130 blocks of 1-5 KB). Form ``joined``:
@@ -20,6 +20,9 @@ X) take part in that choice beside the default; the other variants are diagnosti
     python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
                             [--size N]... [--share X]... [--variant NAME]...
                             [--when] [--out bench/out/longdoc.jsonl] [--embedded mpnet]
+                            [--conversations N] [--quick]
+
+``--quick``: the session form of the first two conversations.
 """
 
 from __future__ import annotations
@@ -396,7 +399,7 @@ async def main() -> None:
     ap.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     args = parse(ap, {"form": ["session"], "conversations": 2})
     EMBEDDED[0] = args.embedded
-    if args.model:  # a candidate model in place of the shipped one (issue 15)
+    if args.model:  # a candidate model in place of the shipped one
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     args.size = [OFF if s == 0 else s for s in (args.size or [PASSAGE_CHARS])]
     args.share = args.share or [search.PASSAGE_MEAN_SHARE]

@@ -8,7 +8,7 @@ processes of a shared machine disturb less than the wall time.
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
                                  [--latency-only]
-                                 [--block-bytes N] [--embedded mpnet]
+                                 [--block-bytes N] [--embedded mpnet] [--plot FILE.svg] [--quick]
 
 Each memory is filled in a child process and measured in this one, which only opens it, as an
 agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later

@@ -1,4 +1,4 @@
-"""Does a small transformer re-ranking the product's top candidates pay? (issue 15)
+"""Does a small transformer re-ranking the product's top candidates pay?
 
 Offline measurement, nothing in the product path changes. The product ranks every question as
 in ``bench/locomo.py`` (turn level) and ``bench/longdoc.py`` (session and joined forms), keeping
