@@ -402,7 +402,7 @@ async def main() -> None:
         "--timing-queries", type=int, default=20, help="Questions timed (a quarter for long docs)."
     )
     ap.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
-    args = parse(ap, {"part": ["locomo"], "mode": ["cue"], "conversations": 2})
+    args = parse(ap, {"speed": True})
     if importlib.util.find_spec("onnxruntime") is None:
         sys.exit(
             "rerank_choice: onnxruntime is not installed. It is not an elfmem dependency; for this "
