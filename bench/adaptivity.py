@@ -23,7 +23,9 @@ many negatives a wrong correction took to fall back below the block it tried to 
 duplicates collapsed and distinct facts archived by the first dream.
 
     python bench/adaptivity.py [--split report|tune] [--seeds 10-39] [--rounds 20] [--jobs 2]
-        [--trace] [--flips stream|hash] [--link learned|declared]
+        [--trace] [--flips stream|hash] [--link learned|declared] [--plot FILE.svg] [--quick]
+
+``--quick``: the split's first two seeds, 8 rounds, no merge check.
 
 ``--flips hash``: each outcome's flip drawn from the outcome itself (``truthgen.flip_draw``).
 """
@@ -50,11 +52,11 @@ from adaptivity_corrections import (  # noqa: E402
     older_final_rank,
     older_top1,
 )
-from adaptivity_issue import IssueCount, issue_count  # noqa: E402
 from adaptivity_losses import Losses, loss_lines, record  # noqa: E402
 from adaptivity_merge import merge_check  # noqa: E402
-from adaptivity_report import CorpusResult, report, show_failure  # noqa: E402
+from adaptivity_report import CorpusResult, plot, report, show_failure  # noqa: E402
 from adaptivity_trace import SLOW, Trace  # noqa: E402
+from common import parse  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.clock import SimulatedClock  # noqa: E402
@@ -171,7 +173,6 @@ async def run_corpus(
         won_before: set[str] = set()
         before_correction: dict[str, int] = {}
         """An obsolete block's negatives before the correction: outcomes mistaken then."""
-        issue = IssueCount(obsolete, before_correction)
         roles = {b: role for s in subjects for role, b in s.ids.items()}
         for r in range(1, rounds + 1):
             if r == correct_at:
@@ -270,9 +271,6 @@ async def run_corpus(
                         if kind == "misleading" and n > 5 and at_fifth.get(w, 0) >= 5:
                             out.record_at_bound[kind] = out.record_at_bound.get(kind, 0) + 1
                             out.balanced_confirmations.append(at_fifth[w])
-                await issue_count(
-                    system, s, result.blocks, wrong[s.name], negatives, issue, out.issue_negatives
-                )
                 if fell_back(s, ids, corrections, wrong_negatives, wrong_back, out, at_bound):
                     new = corrections[s.name][0]
                     slow.append(("wrong correction", s.name, new, wrong_negatives[new]))
@@ -289,16 +287,6 @@ async def run_corpus(
             if s.name in corrections and not corrections[s.name][2]:
                 await older_final_rank(system, s, corrections[s.name][1], out)
         out.right_at_fifth = [at_fifth[b] for b in right.values() if b in at_fifth]
-        out.issue_never = {
-            kind: len(
-                [
-                    w
-                    for w in issue.out_of_place - issue.done
-                    if (w in obsolete) == (kind == "obsolete")
-                ]
-            )
-            for kind in ("misleading", "obsolete")
-        }
         if trace is not None:
             by_name = {s.name: s for s in subjects}
             for s in subjects:
@@ -420,14 +408,16 @@ def main() -> None:
         default="learned",
         help="corrections recognised by dream, or captured with `supersedes` naming the old block",
     )
-    args = ap.parse_args()
+    ap.add_argument("--plot", type=Path, default=None, help="write the per-round curve as SVG")
+    args = parse(ap, {"seeds": "", "rounds": 8, "no_merge_check": True})
     global SHOW_FAILURES, TRACE, FLIPS, LINK
     LINK = args.link
     SHOW_FAILURES = args.show_failures
     TRACE = args.trace
     FLIPS = args.flips
     families = truthgen.REPORT_FAMILIES if args.split == "report" else truthgen.TUNE_FAMILIES
-    seeds = _seeds(args.seeds or ("10-39" if args.split == "report" else "0-9"))
+    first, last = (10, 39) if args.split == "report" else (0, 9)
+    seeds = _seeds(args.seeds or f"{first}-{first + 1 if args.quick else last}")
     work = [(seed, families, args.rounds, args.correct_at, "") for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
@@ -437,6 +427,7 @@ def main() -> None:
         if c.trace:
             print(c.trace)
     report(results, args.rounds)
+    plot(results, args.plot)
     if TRACE:
         print("\n".join(loss_lines(r.loss_causes for r in results)))
     if not args.no_merge_check:

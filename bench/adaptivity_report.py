@@ -5,8 +5,10 @@ from __future__ import annotations
 import statistics
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import truthgen
+from common import svg_lines
 
 
 @dataclass
@@ -38,9 +40,6 @@ class CorpusResult:
     older block was first again (0: the same round)."""
     older_final_rank: list[int] = field(default_factory=list)
     """Per wrong correction: the older block's rank after the last round (0: not in the top 50)."""
-    issue_negatives: dict[str, list[int]] = field(default_factory=dict)
-    """The same count by the issue's definition (``IssueCount``)."""
-    issue_never: dict[str, int] = field(default_factory=dict)
     record_at_bound: dict[str, int] = field(default_factory=dict)
     """Of the blocks over a bound (5 negatives to leave; 3 for a wrong correction to fall back),
     how many had taken at least as many confirmations as refutations by their bound-th negative:
@@ -155,16 +154,6 @@ def report(results: list[CorpusResult], rounds: int) -> None:
                 balanced = sum(c.record_at_bound.get(kind, 0) for c in results)
                 print(f"    over 5 with a right block's record at the 5th negative: {balanced}")
                 _print_right_at_fifth(results)
-    print(
-        "the issue's definition: negative outcomes until the block ranked below every relevant"
-        " block without negative evidence (a right block that drew a mistaken 0.0 is not one),"
-        " counted once it had been in the top 5 above such a block:"
-    )
-    for kind in ("misleading", "obsolete"):
-        neg = [n for c in results for n in c.issue_negatives.get(kind, [])]
-        never = sum(c.issue_never.get(kind, 0) for c in results)
-        if neg:
-            _print_negatives(kind, neg, f"still above one at the end: {never}")
     first = [x for c in results for x in c.correction_first]
     later = [x for c in results for x in c.correction_top1_later]
     if first:
@@ -197,3 +186,21 @@ def report(results: list[CorpusResult], rounds: int) -> None:
     print(f"outcomes flipped: {flipped} of {given} ({flipped / max(1, given):.1%})")
     seconds = statistics.mean(c.seconds for c in results)
     print(f"seconds per corpus: {seconds:.1f}", file=sys.stderr)  # the one line that varies
+
+
+def plot(results: list[CorpusResult], path: Path | None) -> None:
+    """The per-round curve (right above every misleading block: mean and worst seed) as SVG."""
+    if path is None or not results:
+        return
+    rounds = range(len(results[0].wins))
+    mean = [(r + 1, 100 * statistics.mean(c.wins[r] for c in results)) for r in rounds]
+    worst = [(r + 1, 100 * min(c.wins[r] for c in results)) for r in rounds]
+    path.write_text(
+        svg_lines(
+            {"mean over seeds": mean, "worst seed": worst},
+            title="Right answer above every misleading one, per round",
+            x_label="round",
+            y_label="% of subjects",
+            y_min=10 * (min(y for _, y in worst) // 10),
+        )
+    )

@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from common import parse
+
 from elfmem.api import MemorySystem
 
 
@@ -72,7 +74,7 @@ async def run(n: int, work: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000")
-    args = parser.parse_args()
+    args = parse(parser, {"sizes": "100"})
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in args.sizes.split(",")):

@@ -34,6 +34,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pygit2
+from common import parse
 
 from elfmem.api import MemorySystem
 from elfmem.block.layout import parse_bucket_path
@@ -154,7 +155,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--keep", type=Path)
     parser.add_argument("--ops", default=",".join(OPS), help="comma-separated subset")
-    args = parser.parse_args()
+    args = parse(parser, {"trials": 20})
     rng = random.Random(args.seed)
     ops = args.ops.split(",")
     work = args.keep or Path(tempfile.mkdtemp(prefix="crash-soak-"))

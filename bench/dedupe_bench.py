@@ -207,7 +207,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pairs", type=int, default=120)
-    args = parser.parse_args()
+    from common import parse  # here: tests import this module as bench.dedupe_bench
+
+    args = parse(parser, {"pairs": 20})
     distinct, duplicates = generate(args.seed, args.pairs)
     with tempfile.TemporaryDirectory() as tmp:
         rates = measure(distinct, duplicates, Path(tmp))

@@ -13,7 +13,7 @@ search columns alone on such a memory, and ``--small-only DIR/dream-N`` only the
 blocks into it (in a process that just opened it and read it once, as an agent's would; with
 ``--profile FILE`` it writes FILE.small). ``--profile FILE`` writes a cProfile of the big
 dream of the last size (and FILE.small of the dream of 100). The blocks are
-``bench/recall_bench.py``'s synthetic notes.
+the synthetic notes of ``bench/common.py`` (as ``bench/recall_bench.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_bench import WORDS, sentence  # noqa: E402
+from common import WORDS, parse, sentence  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.index import vector_store  # noqa: E402
@@ -160,7 +160,7 @@ async def main() -> None:
     ap.add_argument("--profile", type=Path, default=None)
     ap.add_argument("--search-only", type=Path, default=None, metavar="MEMORY")
     ap.add_argument("--small-only", type=Path, default=None, metavar="MEMORY")
-    args = ap.parse_args()
+    args = parse(ap, {"sizes": "2000"})
     if args.small_only is not None:
         await small_only(args.small_only, args.profile)
         return

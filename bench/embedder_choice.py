@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from common import parse
 
 from elfmem.adapters.static import DEFAULT_MODEL_DIR, MODEL_FILES, StaticEmbedder
 from elfmem.index import EmbeddingCache
@@ -215,8 +216,9 @@ def main() -> None:
         help="a sentence-transformers folder (e.g. the reassembled mpnet teacher) as a full row",
     )
     parser.add_argument("--no-timing", action="store_true", help="skip load and speed timings")
-    args = parser.parse_args()
-    conversations = load_conversations(args.data)
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    args = parse(parser, {"conversations": 1, "no_timing": True})
+    conversations = load_conversations(args.data)[: args.conversations or None]
     corpus = [doc for conv in conversations for doc in conv.docs]
     folders = [*args.folders, DEFAULT_MODEL_DIR] if DEFAULT_MODEL_DIR.is_dir() else args.folders
     cats = {1, 2, 3, 4}

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import parse
+
 from elfmem.adapters.embedding import make_embedder
 from elfmem.adapters.models import MODELS, STATIC
 
@@ -58,7 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--texts", type=int, default=256)
-    args = parser.parse_args()
+    args = parse(parser, {"loads": 1, "texts": 32})
     rng = random.Random(7)
     head = f"{'model':<8} {'MB':>6} {'load s':>7} {'query p50':>10} {'p95':>6}"
     print(head + "".join(f" {f'{n} tok/s':>10}" for n in (16, 64, 256)))

@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from common import parse
+
 from elfmem.api import MemorySystem
 
 
@@ -101,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--messages", type=int, default=20)
-    args = parser.parse_args()
+    args = parse(parser, {"blocks": 100, "messages": 5})
     rows = asyncio.run(run(args.blocks, args.messages))
     width = max(len(what) for what, _ in rows)
     print(f"| {'step':<{width}} | time |")  # noqa: T201

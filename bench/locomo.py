@@ -19,6 +19,7 @@ fifth with it: the held-out figure. The in-sample figure is the best single sett
     python bench/locomo.py [--data ../shared/bench/locomo-dev.json] [--out bench/out/locomo.jsonl]
                            [--embedded minilm|mpnet]
                            [--mode cue] [--variant NAME]... [--loocv] [--keep DIR]
+                           [--conversations N] [--quick]
     python bench/locomo.py --both CUE.jsonl PLAIN.jsonl
 
 ``--both`` reads the JSONL files of ``--loocv`` runs (one per mode, each with its own ``--out``)
@@ -42,6 +43,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from common import LOCOMO, ndcg10, parse, tokens
 from rank_bm25 import BM25Okapi
 
 from elfmem.adapters import static
@@ -52,11 +54,6 @@ from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"
-STOP = set(
-    "a an and are as at be by for from has have i in is it of on or that the this to was "
-    "were will with you your what when where who why how did do does".split()
-)
 MODES = ("cue", "plain", "when", "cue+when")
 EMBEDDED = ""
 """An embedded model to embed with in place of the configured one (``--embedded``)."""
@@ -178,13 +175,7 @@ def metrics(ranked: list[str], gold: set[str]) -> dict[str, float]:
     def recall(k: int) -> float:
         return len(gold & set(ranked[:k])) / len(gold)
 
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
-    return {"R@5": recall(5), "R@10": recall(10), "NDCG@10": dcg / idcg}
-
-
-def tokens(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
+    return {"R@5": recall(5), "R@10": recall(10), "NDCG@10": ndcg10(ranked, gold)}
 
 
 class Bm25Reference:
@@ -380,7 +371,7 @@ def category_line(label: str, rows: list[dict[str, Any]]) -> str:
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--data", type=Path, default=LOCOMO)
     ap.add_argument("--out", type=Path, default=Path("bench/out/locomo.jsonl"))
     ap.add_argument("--variant", action="append", default=None, choices=sorted(VARIANTS))
     ap.add_argument("--mode", action="append", default=None, choices=MODES)
@@ -403,19 +394,20 @@ async def main() -> None:
         default=None,
         help="Print the held-out figures of one setting for every form from --loocv JSONL files.",
     )
-    args = ap.parse_args()
+    ap.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    args = parse(ap, {"conversations": 1})
     if args.both:
         print_both(args.both)
         return
     global EMBEDDED
     EMBEDDED = args.embedded
-    if args.model:  # a candidate model in place of the shipped one (issue 15)
+    if args.model:  # a candidate model in place of the shipped one
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     modes = args.mode or (["plain"] if args.no_date_cue else ["cue"])
     settings = {v: VARIANTS[v] for v in (args.variant or ["default"])}
     if args.loocv:
         settings = {"default": VARIANTS["default"], **grid_settings()}
-    data = json.loads(args.data.read_text())
+    data = json.loads(args.data.read_text())[: args.conversations or None]
     convs = [c["sample_id"] for c in data]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     summary = ["| run | n | R@5 | R@10 | NDCG@10 | cat 1 | cat 2 | cat 3 | cat 4 | cat 5 |"]

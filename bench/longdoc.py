@@ -1,4 +1,4 @@
-"""Long-document retrieval benchmark built from the LoCoMo dev conversations (issue 15).
+"""Long-document retrieval benchmark built from the LoCoMo dev conversations.
 
 All five conversations go into one memory. Form ``session``: each session is one block (its user and
 assistant turns, one ``Speaker: text`` line each; about 130 blocks of 1-5 KB). Form ``joined``:
@@ -20,6 +20,9 @@ X) take part in that choice beside the default; the other variants are diagnosti
     python bench/longdoc.py [--data ../shared/bench/locomo-dev.json] [--form session|joined]...
                             [--size N]... [--share X]... [--variant NAME]...
                             [--when] [--out bench/out/longdoc.jsonl] [--embedded mpnet]
+                            [--conversations N] [--quick]
+
+``--quick``: the session form of the first two conversations.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from common import LOCOMO, ndcg10, parse, tokens
 from rank_bm25 import BM25Okapi
 
 import elfmem.index.passagevecs as passagevecs
@@ -49,11 +53,6 @@ from elfmem.retrieval.dates import parse_when
 from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"
-STOP = set(
-    "a an and are as at be by for from has have i in is it of on or that the this to was "
-    "were will with you your what when where who why how did do does".split()
-)
 JOIN_MIN, JOIN_MAX = 5_000, 15_000
 METRICS = ("any@5", "all@5", "all@10", "NDCG@10")
 VARIANTS: dict[str, SearchSettings] = {
@@ -187,18 +186,12 @@ def corpus(
 
 
 def metrics(ranked: list[int], gold: set[int]) -> dict[str, float]:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
     return {
         "any@5": float(bool(gold & set(ranked[:5]))),
         "all@5": float(gold <= set(ranked[:5])),
         "all@10": float(gold <= set(ranked[:10])),
-        "NDCG@10": dcg / idcg,
+        "NDCG@10": ndcg10(ranked, gold),
     }
-
-
-def tokens(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP]
 
 
 def bm25_rows(
@@ -387,7 +380,7 @@ async def run_form(
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--data", type=Path, default=LOCOMO)
     ap.add_argument("--form", action="append", choices=("session", "joined"), default=None)
     ap.add_argument(
         "--size",
@@ -403,14 +396,15 @@ async def main() -> None:
     ap.add_argument("--when", action="store_true", help="give each block its date as when: too")
     ap.add_argument("--model", type=Path, default=None, help="model2vec folder to embed with")
     ap.add_argument("--embedded", default="", help="embedded model name (elfmem.adapters.models)")
-    args = ap.parse_args()
+    ap.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    args = parse(ap, {"form": ["session"], "conversations": 2})
     EMBEDDED[0] = args.embedded
-    if args.model:  # a candidate model in place of the shipped one (issue 15)
+    if args.model:  # a candidate model in place of the shipped one
         static.DEFAULT_MODEL_DIR = args.model.resolve()
     args.size = [OFF if s == 0 else s for s in (args.size or [PASSAGE_CHARS])]
     args.share = args.share or [search.PASSAGE_MEAN_SHARE]
     args.variant = args.variant or ["default"]
-    data = json.loads(args.data.read_text())
+    data = json.loads(args.data.read_text())[: args.conversations or None]
     if args.out and args.out.exists():
         args.out.unlink()
     per_form = {}

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pygit2
+from common import parse
 
 from elfmem.block.layout import BUCKET_LIMIT, MEMORY_DIR, BucketKey
 from elfmem.block.merge import merge_bucket
@@ -66,7 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = parse(parser, {"blocks": 250, "repeat": 1})
     shared = [_block("c", i) for i in range(20)]
     edited_a = [
         b.with_changes(content=b.content + " (a)") if i < 5 else b for i, b in enumerate(shared)

@@ -7,7 +7,7 @@ look-alike and distractor goes into one memory through the product's real path (
 with the cue, ``dream`` with no LLM); each question is asked with the ``attention`` frame,
 ``top_k=10``, reinforcement off. Beside the product: the configured embedding model used alone
 (cosine over every block) and BM25 (rank-bm25 Okapi, k1 1.5, b 0.75, the tokens of
-``bench/locomo.py``), the strong simple baseline of each arm.
+``bench/common.py``), the strong simple baseline of each arm.
 
 Each record carries a ``split``: constants are chosen on ``tune`` and reported on ``report``.
 
@@ -32,17 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import tokens
 from rank_bm25 import BM25Okapi
 
 from elfmem.api import MemorySystem
 from elfmem.config import EmbeddingsConfig
 from elfmem.retrieval.settings import SearchSettings
 from elfmem.rhythms import recall as recall_mod
-
-try:  # run as a script (bench/ on sys.path) or imported as bench.paraphrase
-    from locomo import tokens
-except ImportError:  # pragma: no cover
-    from bench.locomo import tokens
 
 SETS = Path(__file__).resolve().parent / "sets"
 VARIANTS: dict[str, SearchSettings] = {

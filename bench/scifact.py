@@ -4,7 +4,7 @@ A scientific claim is asked of a memory whose blocks are the 4,980 abstracts of
 ``shared/bench/scifact-dev`` (title and text as the content, the title as the cue); the
 ``attention`` frame returns ``top_k=10``, reinforcement off. nDCG@10 (BEIR's: ideal DCG over
 min(#relevant, 10)), R@5 and R@10, beside BM25 (rank-bm25 Okapi over ``title + text``, the tokens
-of ``bench/locomo.py``) and the configured model used alone (cosine of the whole abstract).
+of ``bench/common.py``) and the configured model used alone (cosine of the whole abstract).
 Reference numbers on this subset (its README): BM25 0.680 / 0.805 / 0.735, MiniLM 0.654 / 0.769.
 
     python bench/scifact.py [--data ../shared/bench/scifact-dev] [--keep DIR] [--quick]
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import re
 import tempfile
 import time
@@ -24,20 +23,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from common import SHARED, ndcg10, tokens
+from paraphrase import VARIANTS, _with_model
 from rank_bm25 import BM25Okapi
-
-try:
-    from locomo import tokens
-    from paraphrase import VARIANTS, _with_model
-except ImportError:  # pragma: no cover
-    from bench.locomo import tokens
-    from bench.paraphrase import VARIANTS, _with_model
 
 from elfmem.api import MemorySystem
 from elfmem.config import EmbeddingsConfig
 from elfmem.rhythms import recall as recall_mod
 
-DATA = Path(__file__).resolve().parents[2] / "shared/bench/scifact-dev"
+DATA = SHARED / "scifact-dev"
 
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -64,10 +58,8 @@ def same_text(text: str) -> str:
 
 
 def metrics(ranked: list[str], gold: set[str]) -> dict[str, float]:
-    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in gold)
-    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
     return {
-        "nDCG@10": dcg / idcg,
+        "nDCG@10": ndcg10(ranked, gold),
         "R@5": len(gold & set(ranked[:5])) / len(gold),
         "R@10": len(gold & set(ranked[:10])) / len(gold),
     }

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from common import parse
+
 BIN = Path(sys.executable).parent
 ELFMEM = str(BIN / "elfmem")
 FROM_SOURCE = """import sys
@@ -147,7 +149,7 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--against", type=Path, default=None)
-    args = parser.parse_args()
+    args = parse(parser, {"runs": 3, "blocks": 100})
     timed = sides(args.against)
     with tempfile.TemporaryDirectory() as tmp:
         folder = (args.keep or Path(tmp)) / f"blocks-{args.blocks}"

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import parse
+
 from elfmem.api import MemorySystem
 
 ENV = {
@@ -115,7 +117,7 @@ async def main() -> None:
     ap.add_argument("--blocks", type=int, default=1000)
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
+    args = parse(ap, {"blocks": 100, "batches": 2, "runs": 1})
     rows: dict[str, list[float]] = {}
     for _ in range(args.runs):
         for mode, runner in (("branch", run_branch), ("ref", run_ref)):

@@ -10,7 +10,7 @@ does: the whole run, including ``close`` (which indexes what still waits and flu
 spool), divided by the number of writes; ``close`` alone is shown too.
 
     python bench/write_bench.py [--sizes 1000,10000,100000] [--samples 200] [--big-repo 50000]
-                                [--keep DIR] [--block-bytes N]
+                                [--keep DIR] [--block-bytes N] [--quick]
 
 Each repository is filled in a child process and measured in this one, which only opens it, as
 an agent's process would. ``--keep DIR`` fills each repository once into DIR and reuses it on
@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import parse, pct
 
 from elfmem.api import MemorySystem
 
@@ -49,11 +51,6 @@ def padded(text: str) -> str:
         parts.append(more)
         size += len(more)
     return "".join(parts)
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def fill(system: MemorySystem, n: int, start: int = 0, batch: int = 5000) -> None:
@@ -284,7 +281,7 @@ async def main() -> None:
     ap.add_argument("--block-bytes", type=int, default=0, help="Pad each block to about N bytes.")
     hidden = argparse.SUPPRESS
     ap.add_argument("--fill-only", nargs=4, metavar=("BLOCKS", "FILES", "DIR", "MODE"), help=hidden)
-    args = ap.parse_args()
+    args = parse(ap, {"sizes": "1000", "samples": 50, "big_repo": 0})
     global BLOCK_BYTES
     BLOCK_BYTES = args.block_bytes
     if args.fill_only:
