@@ -14,7 +14,7 @@ come; a threshold keeps its place between that and identity: ``c`` on the refere
 (``REFERENCE_ANCHOR``, the reference model's ``a``) becomes ``a + (1 − a) · (c − REFERENCE_ANCHOR)
 / (1 − REFERENCE_ANCHOR)`` (``Cuts.scaled``). The look-alike cuts never fall below 0.90 and 0.80.
 On LoCoMo this keeps each cut at about the same share of a conversation's turn pairs for both
-models (docs/benchmarks.md, "A calibrated model without PCA").
+models (docs/decisions/0005-embedded-model.md).
 
 The probe vectors go through the embedding cache like any text, so an endpoint model is asked
 for them once; the anchor and cuts are stored in the same cache, keyed by the model identity and

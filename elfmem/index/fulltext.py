@@ -33,8 +33,8 @@ SPLIT_ROWS = 5_000
 halves of the numbers, in parallel: bm25 is computed for every matching row, and a four-word
 question can match most of them. The halves' best rows merged are exactly the whole search's
 best, because FTS5 takes bm25's idf and average length from the whole table. At 10k blocks the
-halves took 2.5-3 ms off a recall's p50, at 100k about 35 ms (docs/benchmarks.md, "Lexical search
-in two halves")."""
+halves took 2.5-3 ms off a recall's p50, at 100k about 35 ms (docs/decisions/
+0003-fts5-lexical-search.md)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ A neighbour rises only if it already bears on the query by itself: it must be a 
 first pass, with a relevance of its own above zero. Contiguity never makes a block a candidate,
 so a memory of unrelated facts captured in one batch never pads a one-fact answer with the facts
 written next to it (the relevance gate, tests/api/test_truth.py). A version that let neighbours
-in as new candidates was measured and not merged for that reason (docs/benchmarks.md, "Contiguity
-and lexical feedback").
+in as new candidates was measured and not merged for that reason
+(docs/decisions/0016-short-block-fusion.md).
 
 It is bounded: a neighbour's relevance only ever rises to the inherited value, never above the
 share of the hit it sits next to, and no block's relevance falls. Only among short blocks (the
@@ -33,7 +33,7 @@ CONTIGUITY = 0.5
 Leave-one-conversation-out on the LoCoMo dev file, one setting for both forms (with and without the
 date in the cue), chose 0.5 at span 2 in all five folds, from {0, 0.5} × spans {2, 3} (with lexical
 feedback {0, 0.4} in the grid it chose 0.5 at span 2 too, beside lexical feedback 0.4, which is
-not shipped: docs/benchmarks.md, "Contiguity among the candidates")."""
+not shipped: docs/decisions/0016-short-block-fusion.md)."""
 CONTIGUITY_FROM = 3
 """How many of the best-ranked blocks pass relevance to their neighbours (3: the earlier pass
 measured it ahead of 1 and 5)."""

@@ -6,7 +6,7 @@ A question that names one side of a fact ("what did Caroline research?") finds t
 side it names; the turns that answered it well pull in their neighbours in meaning.
 
 Feedback is on (``FEEDBACK``, ``FEEDBACK_DEPTH``). Embedding the question without its stop words
-was measured too and was worse (docs/benchmarks.md, "Dense feedback"), so the question is
+was measured too and was worse (docs/decisions/0016-short-block-fusion.md), so the question is
 embedded as asked.
 """
 

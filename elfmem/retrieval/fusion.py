@@ -26,14 +26,14 @@ RRF_K = 10
 FUSION_WEIGHTS = (1.0, 0.7)
 """RRF weights of the (lexical, dense) rankings. Leave-one-conversation-out on the LoCoMo dev file
 chose the dense ranking at 0.7 in 9 of 10 folds (five conversations, with and without the date
-cue) over equal weights; docs/benchmarks.md, "LoCoMo, leave-one-conversation-out"."""
+cue) over equal weights; docs/decisions/0016-short-block-fusion.md."""
 LEXICAL_SHARE = 0.2
 """Weight of the scaled bm25 score in ``score_fusion`` (the cosine and late interaction get the
 rest). Chosen by leave-one-conversation-out on the long-document replay together with
-``late.LATE_SHARE``, one setting per fold for both forms (docs/benchmarks.md, "Late interaction
-with the static token vectors"): three folds chose 0.2, two 0.25 (grid 0.2-0.3). It was 0.3
-without late interaction ("Words that every long document holds"), where 0.2-0.4 differ by at
-most 0.004 in recall_all@5. Only long documents are fused this way (``fusechoice``)."""
+``late.LATE_SHARE``, one setting per fold for both forms (docs/decisions/0009-late-interaction.md):
+three folds chose 0.2, two 0.25 (grid 0.2-0.3). It was 0.3 without late interaction, where
+0.2-0.4 differ by at most 0.004 in recall_all@5. Only long documents are fused this way
+(``fusechoice``)."""
 
 
 def rrf(

@@ -11,7 +11,7 @@ block's score is the mean of those maxima over the query's tokens. Score fusion 
 reorders what the lexical and dense searches found.
 
 Chosen on the long-document replay by leave-one-conversation-out, one setting per fold for both
-forms (docs/benchmarks.md, "Late interaction with the static token vectors"): windows of 5 tokens,
+forms (docs/decisions/0009-late-interaction.md): windows of 5 tokens,
 no IDF weighting, share 0.1 beside a lexical share of 0.2.
 
 A long block's token ids and window norms come from the index, which stores them at the sync

@@ -3,7 +3,7 @@
 It runs only where rank fusion does (short blocks: turns, facts), and it never adds a candidate:
 it changes the relevance of blocks the lexical or dense search already returned (``contiguity``),
 so the relevance gate stays where fusion put it. Lexical feedback over the same candidates was
-measured too and is not shipped (docs/benchmarks.md, "Contiguity among the candidates").
+measured too and is not shipped (docs/decisions/0016-short-block-fusion.md).
 """
 
 from __future__ import annotations

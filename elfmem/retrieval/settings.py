@@ -34,8 +34,7 @@ decides among blocks that bear on the question about as much, never for one that
 much less. Long blocks' relevance is compressed (another conversation's sessions at 0.74-0.81 of
 the top), and the bare multiplier lifted those over the answer; from 0.22 up the long-document
 benchmark loses questions, and rank-fused relevance puts a block equal but for its date as low
-as 0.875 of the top (docs/benchmarks.md, "A named time lifts a block by at most 0.15 of the
-top")."""
+as 0.875 of the top (docs/decisions/0010-time-lift.md)."""
 
 
 @dataclass(frozen=True)
