@@ -28,6 +28,7 @@ from elfmem.sharing.operations import SyncOperations
 if TYPE_CHECKING:
     from elfmem.adapters.llm import LLM
     from elfmem.block.model import Block
+    from elfmem.care.status import StatusResult
     from elfmem.clock import Clock
     from elfmem.identity.setup import InitResult
     from elfmem.progress import Progress
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         RememberResult,
         UndoResult,
     )
-    from elfmem.rhythms.status import StatusResult
     from elfmem.store import Store
 
 
@@ -410,33 +410,33 @@ class MemorySystem(
         limit: int | None = None,
     ) -> ListResult:
         """Deterministic, unscored listing. ``tag`` is a pattern like ``self/%``."""
-        from elfmem.rhythms import inspect
+        from elfmem.care import inspect
 
         return inspect.ls(self._core, tag, category, status, limit)
 
     async def inbox(self) -> ListResult:
         """Blocks captured but not yet consolidated, oldest first."""
-        from elfmem.rhythms import inspect
+        from elfmem.care import inspect
 
         return inspect.inbox(self._core)
 
     async def show(self, block_id: str) -> BlockInfo:
         """One block in full."""
-        from elfmem.rhythms import inspect
+        from elfmem.care import inspect
         from elfmem.rhythms.ids import resolve
 
         return inspect.show(self._core, resolve(self._core, block_id))
 
     async def block_history(self, block_id: str) -> HistoryResult:
         """The commits that touched a block, newest first."""
-        from elfmem.rhythms import inspect
+        from elfmem.care import inspect
         from elfmem.rhythms.ids import resolve
 
         return inspect.history(self._core, resolve(self._core, block_id))
 
     async def ledger(self, block_id: str) -> LedgerResult:
         """A block's ledger events (its git note)."""
-        from elfmem.rhythms import inspect
+        from elfmem.care import inspect
         from elfmem.rhythms.ids import resolve
 
         return inspect.ledger(self._core, resolve(self._core, block_id))
@@ -631,7 +631,7 @@ class MemorySystem(
 
     async def status(self) -> StatusResult:
         """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
-        from elfmem.rhythms import status as status_mod
+        from elfmem.care import status as status_mod
 
         return status_mod.status(self._core)
 

@@ -14,12 +14,12 @@ from elfmem.progress import Progress
 
 if TYPE_CHECKING:
     from elfmem.adapters.llm import LLM
+    from elfmem.care import doctor as doctor_mod
+    from elfmem.care import hooks as hooks_mod
+    from elfmem.care import maintenance, secretaudit
+    from elfmem.care.visualise import VisualiseResult
     from elfmem.retrieval.result import FrameResult
-    from elfmem.rhythms import doctor as doctor_mod
-    from elfmem.rhythms import hooks as hooks_mod
-    from elfmem.rhythms import maintenance, secretaudit
     from elfmem.rhythms.core import Core
-    from elfmem.rhythms.visualise import VisualiseResult
 
 # Each method imports what it runs: a command loads only its own layers (docs/startup.md).
 
@@ -40,13 +40,13 @@ class CareOperations:
 
     async def index_check(self) -> maintenance.CheckResult:
         """Parse every memory file; report errors with file:line. Touches nothing."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.check(self._core)
 
     async def index_status(self) -> maintenance.IndexStatus:
         """Where the derived index stands: counts, the tree it is keyed to, size on disk."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.status(self._core)
 
@@ -57,20 +57,20 @@ class CareOperations:
 
         ``progress(stage, done, total)`` hears each file parsed and each batch embedded.
         """
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.rebuild_to(self._core, Path(to), progress)
 
     async def index_update(self, progress: Progress | None = None) -> maintenance.UpdateResult:
         """Embed every block that lacks a vector from the configured model, with ``progress``:
         what a recall leaves to it after a change of model or a bulk import."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.update(self._core, progress)
 
     async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
         """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.parity(self._core, probes)
 
@@ -88,7 +88,7 @@ class CareOperations:
     async def hooks_install(self) -> hooks_mod.HooksReport:
         """Install elfmem's git hooks where git looks for them, chaining any hook already there;
         also let plain ``git fetch`` bring the ledger into a remote-tracking notes ref."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
         from elfmem.sharing import driver as merge_driver
         from elfmem.sharing import plaingit
 
@@ -99,32 +99,32 @@ class CareOperations:
 
     async def hooks_uninstall(self) -> hooks_mod.HooksReport:
         """Remove elfmem's git hooks and put back the hooks they chained, byte for byte."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.uninstall(self.root)
 
     async def hooks_status(self) -> hooks_mod.HooksReport:
         """Each git hook: ours, chained (ours, running an earlier hook first), foreign or
         missing."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.status(self.root)
 
     async def check_staged(self, paths: Sequence[str] = ()) -> hooks_mod.StagedCheck:
         """Validate memory files as git's index holds them (``paths``, or those staged)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.check_staged(self.root, paths)
 
     async def hook_reindex(self) -> hooks_mod.ReindexResult:
         """Bring the index to the checked-out memory (after checkout, merge, rebase/amend)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.reindex(self._core)
 
     async def flush_ledger(self) -> hooks_mod.FlushResult:
         """Write spooled ledger events to refs/notes/elfmem now (before a push)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.flush(self._core)
 
@@ -133,7 +133,7 @@ class CareOperations:
     ) -> VisualiseResult:
         """Write the memory graph as one self-contained HTML page (default
         <gitdir>/elfmem/graph.html)."""
-        from elfmem.rhythms import visualise as visualise_mod
+        from elfmem.care import visualise as visualise_mod
 
         return visualise_mod.visualise(
             self._core, Path(out) if out is not None else None, include_archived, max_nodes
@@ -148,7 +148,7 @@ class CareOperations:
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """
         from elfmem.adapters.llm import key_env_for, resolve_check
-        from elfmem.rhythms import doctor as doctor_mod
+        from elfmem.care import doctor as doctor_mod
 
         llm_cfg = self._core.config.llm
         key_env = key_env_for(llm_cfg)
@@ -164,7 +164,7 @@ class CareOperations:
     async def doctor_secrets(self) -> secretaudit.SecretAudit:
         """Credentials already in the memory's history and the notes, with how to purge them;
         reads only, never rewrites history."""
-        from elfmem.rhythms import secretaudit
+        from elfmem.care import secretaudit
 
         return secretaudit.audit(self._core)
 
@@ -172,7 +172,7 @@ class CareOperations:
         """Re-embed every block with the configured model. An endpoint model needs this after a
         change; a local one (the embedded model, a model2vec folder) re-embeds by itself at the
         next read. ``progress(stage, done, total)`` hears each batch embedded."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         report = maintenance.migrate_embeddings(self._core, progress)
         return {

@@ -15,6 +15,12 @@ from collections.abc import Iterator
 import click
 
 from elfmem.api import MemorySystem
+from elfmem.care import maintenance
+from elfmem.care.doctor import DoctorResult
+from elfmem.care.hooks import HooksReport
+from elfmem.care.secretaudit import SecretAudit
+from elfmem.care.status import StatusResult
+from elfmem.care.visualise import VisualiseResult
 from elfmem.cli.jsonshape import Key, Shape, first_line, shape_keys
 from elfmem.errors import ElfmemError
 from elfmem.identity.amendments import AmendmentHistory, AmendResult
@@ -23,13 +29,10 @@ from elfmem.identity.minds import MindList, MindResult, MindStats
 from elfmem.identity.review import ReviewResult
 from elfmem.identity.setup import InitResult
 from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import maintenance
 from elfmem.rhythms.curate import CurateResult
-from elfmem.rhythms.doctor import DoctorResult
 from elfmem.rhythms.dream import DreamResult
 from elfmem.rhythms.feedback import OutcomeResult
 from elfmem.rhythms.graph import ConnectResult
-from elfmem.rhythms.hooks import HooksReport
 from elfmem.rhythms.lookalikes import LookalikesResult, ResolveResult
 from elfmem.rhythms.results import (
     BatchResult,
@@ -41,9 +44,6 @@ from elfmem.rhythms.results import (
     RememberResult,
     UndoResult,
 )
-from elfmem.rhythms.secretaudit import SecretAudit
-from elfmem.rhythms.status import StatusResult
-from elfmem.rhythms.visualise import VisualiseResult
 from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
 from elfmem.sharing.migrate import MigrateResult
 from elfmem.sharing.mode import ModeResult

@@ -14,12 +14,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
+from elfmem.care.visualise import is_identity
 from elfmem.index import queries
 from elfmem.progress import Progress
 from elfmem.retrieval.decay import active_hours_at
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.judgement import Judge, Judgement
-from elfmem.rhythms.visualise import is_identity
 
 RESCORE_AFTER_HOURS = 40.0
 """A judgement younger than this many active hours (about a working week) is still fresh."""

@@ -23,7 +23,7 @@ from elfmem.store.notes import NOTES_REF
 from elfmem.store.tracking import adopt_remote_memory
 
 if TYPE_CHECKING:
-    from elfmem.rhythms import doctor as doctor_mod
+    from elfmem.care import doctor as doctor_mod
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,6 @@ def adopt_origin_notes(core: Core) -> None:
 
 
 def rescue(core: Core) -> RescueResult:
-    from elfmem.rhythms import doctor as doctor_mod  # every command opens through this module
+    from elfmem.care import doctor as doctor_mod  # every command opens through this module
 
     return RescueResult(RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core))
