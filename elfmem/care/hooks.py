@@ -152,7 +152,7 @@ def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
 
 def hooks_dir(root: Path) -> Path:
     """Where git runs hooks: ``core.hooksPath`` (relative to the work tree) or ``.git/hooks``."""
-    from elfmem.care.staged import run_git
+    from elfmem.gitprogram import run_git
 
     out = run_git(root, "rev-parse", "--git-path", "hooks").decode().strip()
     return Path(os.path.abspath(os.path.join(root, out)))

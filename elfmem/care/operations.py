@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from elfmem.care import doctor as doctor_mod
     from elfmem.care import hooks as hooks_mod
     from elfmem.care import maintenance, secretaudit
+    from elfmem.care.rescue import RescueResult
     from elfmem.care.visualise import VisualiseResult
     from elfmem.retrieval.result import FrameResult
     from elfmem.rhythms.core import Core
@@ -160,6 +161,13 @@ class CareOperations:
                 return resolve_check(llm) if llm is not None else ""
 
         return doctor_mod.doctor(self._core, probe, key_env)
+
+    async def rescue(self) -> RescueResult:
+        """Say why nothing needs rescuing (the index moves with the git dir and heals itself)
+        and run ``doctor``."""
+        from elfmem.care import rescue as rescue_mod
+
+        return rescue_mod.rescue(self._core)
 
     async def doctor_secrets(self) -> secretaudit.SecretAudit:
         """Credentials already in the memory's history and the notes, with how to purge them;

@@ -14,8 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
-from elfmem.care.visualise import is_identity
 from elfmem.index import queries
+from elfmem.index.queries import is_identity
 from elfmem.progress import Progress
 from elfmem.retrieval.decay import active_hours_at
 from elfmem.rhythms.core import Core

@@ -23,8 +23,8 @@ import pygit2
 
 from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, parse_bucket_path
 from elfmem.block.merge import merge_bucket
-from elfmem.care.staged import run_git
 from elfmem.errors import BlockFormatError
+from elfmem.gitprogram import run_git
 from elfmem.rhythms.results import Result
 
 DRIVER = "elfmem"
