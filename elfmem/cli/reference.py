@@ -3,7 +3,7 @@
 Usage, help and options come from the commands themselves; each command's ``--json`` keys come
 from the result type declared for it in ``SHAPES`` (read by ``jsonshape``). A test compares the
 rendered text with docs/cli.md, so the reference cannot drift from the code. Regenerate with
-``python -m elfmem.cli.reference > docs/cli.md`` (or ``elfmem cli-docs -o docs/cli.md``).
+``elfmem cli-docs -o docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from elfmem.api import MemorySystem
 from elfmem.care import maintenance
 from elfmem.care.doctor import DoctorResult
 from elfmem.care.hooks import HooksReport
+from elfmem.care.rescue import RescueResult
 from elfmem.care.secretaudit import SecretAudit
 from elfmem.care.status import StatusResult
 from elfmem.care.visualise import VisualiseResult
@@ -44,7 +45,7 @@ from elfmem.rhythms.results import (
     RememberResult,
     UndoResult,
 )
-from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
+from elfmem.sharing.backup import BackupResult, RestoreResult
 from elfmem.sharing.migrate import MigrateResult
 from elfmem.sharing.mode import ModeResult
 from elfmem.sharing.results import (
@@ -62,7 +63,7 @@ from elfmem.sharing.sync import SyncResult
 from elfmem.sharing.upstream import UpstreamImportResult
 from elfmem.store import CommitInfo
 
-REGENERATE = "python -m elfmem.cli.reference > docs/cli.md"
+REGENERATE = "elfmem cli-docs -o docs/cli.md"
 
 SHAPES: dict[str, tuple[Shape, ...]] = {
     "init": (Shape(InitResult, plus_emitted=True),),
@@ -255,11 +256,9 @@ def _section(path: str, command: click.Command, root: click.Context) -> list[str
     return lines + _options(command) + _json_section(path, command)
 
 
-def render_reference(group: click.Group | None = None) -> str:
-    """The whole of docs/cli.md for ``group`` (default: the ``elfmem`` command)."""
-    if group is None:
-        from elfmem.cli import cli as group
-    assert group is not None
+def render_reference(group: click.Group) -> str:
+    """The whole of docs/cli.md for ``group``: the ``elfmem`` command (``elfmem.cli.cli``), which
+    the caller passes so this module, imported by one of its commands, never imports it back."""
     unknown = sorted(set(SHAPES) - {p for p, _ in commands(group)})
     if unknown:
         raise ElfmemError(
@@ -295,7 +294,3 @@ def render_reference(group: click.Group | None = None) -> str:
     for path, command in visible:
         lines += _section(path, command, root)
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-if __name__ == "__main__":
-    click.echo(render_reference(), nl=False)
