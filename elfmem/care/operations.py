@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from elfmem.care import hooks as hooks_mod
     from elfmem.care import maintenance, secretaudit
     from elfmem.care.rescue import RescueResult
+    from elfmem.care.status import StatusResult
     from elfmem.care.visualise import VisualiseResult
     from elfmem.retrieval.result import FrameResult
     from elfmem.rhythms.core import Core
+    from elfmem.rhythms.results import BlockInfo, HistoryResult, LedgerResult, ListResult
 
 # Each method imports what it runs: a command loads only its own layers (docs/startup.md).
 
@@ -36,6 +38,57 @@ class CareOperations:
 
         @property
         def root(self) -> Path: ...
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    async def ls(
+        self,
+        tag: str | None = None,
+        category: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+    ) -> ListResult:
+        """Deterministic, unscored listing. ``tag`` is a pattern like ``self/%``."""
+        from elfmem.care import inspect
+
+        return inspect.ls(self._core, tag, category, status, limit)
+
+    async def inbox(self) -> ListResult:
+        """Blocks captured but not yet consolidated, oldest first."""
+        from elfmem.care import inspect
+
+        return inspect.inbox(self._core)
+
+    async def show(self, block_id: str) -> BlockInfo:
+        """One block in full."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.show(self._core, resolve(self._core, block_id))
+
+    async def block_history(self, block_id: str) -> HistoryResult:
+        """The commits that touched a block, newest first."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.history(self._core, resolve(self._core, block_id))
+
+    async def ledger(self, block_id: str) -> LedgerResult:
+        """A block's ledger events (its git note)."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.ledger(self._core, resolve(self._core, block_id))
+
+    async def history(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The most recent elfmem operations, newest first."""
+        return [c.to_dict() for c in self._core.store.recent(limit)]
+
+    async def status(self) -> StatusResult:
+        """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
+        from elfmem.care import status as status_mod
+
+        return status_mod.status(self._core)
 
     # ---- the index ------------------------------------------------------------------------------
 
