@@ -116,3 +116,16 @@ def test_cli_docs_command_writes_the_same_text(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert target.read_text(encoding="utf-8") == render_reference(cli)
     assert "cli-docs" not in CliRunner().invoke(cli, ["--help"]).stdout
+
+
+def test_a_commands_result_class_is_read_from_the_api_calls_signature() -> None:
+    from elfmem.api import MemorySystem
+    from elfmem.cli.jsonshape import returned
+    from elfmem.identity.setup import InitResult
+    from elfmem.rhythms.lookalikes import LookalikesResult
+    from elfmem.sharing.results import PeerChange, PeerInfo
+
+    assert returned(MemorySystem.init) == (InitResult,)  # a classmethod; tuple[MemorySystem, ...]
+    assert returned(MemorySystem.lookalikes) == (LookalikesResult,)  # `lookalikes_mod.X`
+    assert returned(MemorySystem.peer_trust) == (PeerChange, PeerInfo)  # `X | Y`, in order
+    assert returned(MemorySystem.history) == ()  # list[dict[str, Any]]: no result class
