@@ -19,6 +19,7 @@ from elfmem.errors import InvalidInput
 
 C = TypeVar("C", bound=type)
 _DEPTH = 6  # arguments are flat records; deeper nesting is not text a caller typed
+_GUARDED = "_elfmem_encodable_checked"
 RECOVERY = (
     "Pass text that is valid Unicode (no lone surrogates such as \\ud800; from a shell, "
     "valid UTF-8 bytes); nothing was written."
@@ -73,13 +74,18 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         require_encodable(fn.__name__, {k: v for k, v in bound.items() if k not in ("self", "cls")})
         return await fn(*args, **kwargs)
 
+    guarded.__dict__[_GUARDED] = True  # kept by functools.wraps around it
     return guarded
 
 
 def checked(cls: C) -> C:
-    """Guard every public coroutine method of ``cls`` (instance methods and classmethods)."""
+    """Guard every public coroutine method of ``cls`` (instance methods and classmethods).
+
+    Only the class's own methods: a base class that wants its methods guarded is decorated too.
+    A method guarded there, and wrapped again here, is not guarded twice."""
     for name, attr in list(vars(cls).items()):
-        if name.startswith("_"):
+        func = attr.__func__ if isinstance(attr, classmethod) else attr
+        if name.startswith("_") or getattr(func, _GUARDED, False):
             continue
         if isinstance(attr, classmethod) and inspect.iscoroutinefunction(attr.__func__):
             setattr(cls, name, classmethod(_guard(attr.__func__)))

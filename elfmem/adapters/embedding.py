@@ -1,72 +1,28 @@
-"""The embedder contract and the factory that builds one from the ``embeddings:`` config section.
+"""The factory that builds an embedder from the ``embeddings:`` config section.
 
-Vectors are cached and compared across runs, so every embedder names itself with an ``identity``
-that changes whenever its vectors would: the index refuses to mix vectors of two identities.
+The contract the embedders implement is in ``embedder.py``; its names are re-exported here for the
+callers that build an embedder and use it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from elfmem.errors import ConfigError, InvalidInput
-from elfmem.lazyload import lazy_module
+from elfmem.adapters.embedder import Embedder as Embedder
+from elfmem.adapters.embedder import file_sha256 as file_sha256
+from elfmem.adapters.embedder import normalise_rows as normalise_rows
+from elfmem.adapters.embedder import text_list as text_list
+from elfmem.errors import ConfigError
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Matrix = npt.NDArray[np.float32]
-else:
-    np = lazy_module("numpy")
+    from elfmem.adapters.embedder import Matrix as Matrix
 
 PROVIDERS = ("embedded", "static", "openai", "mock")
 OPENAI_URL = "https://api.openai.com/v1"
 _SECTION_HINT = "Fix the `embeddings:` section of .elfmem/config.yaml"
-
-
-class Embedder(Protocol):
-    """Turns texts into float32 rows of length ``dimensions``, each L2-normalised (or all zero)."""
-
-    @property
-    def identity(self) -> str:
-        """Stable key of the model; vectors are cached by (identity, text hash)."""
-        ...
-
-    @property
-    def dimensions(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> Matrix: ...
-
-
-def text_list(texts: Sequence[str]) -> list[str]:
-    """Copy ``texts`` to a list, refusing a bare string (it would embed one row per character)."""
-    if isinstance(texts, str):
-        raise InvalidInput(
-            "embed() takes a sequence of texts, got a single string.",
-            "Wrap it in a list: embed([text]).",
-        )
-    return list(texts)
-
-
-def normalise_rows(matrix: npt.ArrayLike) -> Matrix:
-    """Scale each row to unit length in float32; an all-zero row (no known token) stays zero."""
-    rows = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    out: Matrix = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
-    return out
-
-
-def file_sha256(path: Path) -> str:
-    """The hex sha256 of a file, read in 1 MiB chunks: a model's weights are tens of MB."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def make_embedder(spec: Mapping[str, object] | object | None = None) -> Embedder:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from elfmem.adapters.embedding import normalise_rows, text_list
+from elfmem.adapters.embedder import normalise_rows, text_list
 from elfmem.errors import ConfigError
 
 if TYPE_CHECKING:
-    from elfmem.adapters.embedding import Matrix
+    from elfmem.adapters.embedder import Matrix
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from elfmem.adapters.embedding import normalise_rows, text_list
+from elfmem.adapters.embedder import normalise_rows, text_list
 from elfmem.adapters.provider_errors import Endpoint, require_key, translate
 from elfmem.adapters.usage import Meter
 from elfmem.errors import ConfigError, ModelReplyError
@@ -20,7 +20,7 @@ from elfmem.errors import ConfigError, ModelReplyError
 if TYPE_CHECKING:
     from openai import OpenAI
 
-    from elfmem.adapters.embedding import Matrix
+    from elfmem.adapters.embedder import Matrix
 
 MAX_BATCH = 256
 NO_KEY = "not-needed"

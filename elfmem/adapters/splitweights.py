@@ -22,7 +22,7 @@ import zlib
 from importlib import metadata
 from pathlib import Path
 
-from elfmem.adapters.embedding import file_sha256
+from elfmem.adapters.embedder import file_sha256
 from elfmem.adapters.models import ModelSpec
 from elfmem.errors import ConfigError
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from elfmem.adapters.embedding import file_sha256, normalise_rows, text_list
+from elfmem.adapters.embedder import file_sha256, normalise_rows, text_list
 from elfmem.errors import ConfigError
 from elfmem.lazyload import lazy_module
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from tokenizers import Tokenizer
 
-    from elfmem.adapters.embedding import Matrix
+    from elfmem.adapters.embedder import Matrix
 else:
     np = lazy_module("numpy")
 

@@ -1,5 +1,6 @@
-"""Care of a memory: the index, git hooks, the graph page and health checks (doctor).
+"""Care of a memory: health checks (doctor, the secret audit), status, git hooks and the staged
+check they run, inspection, the graph page and index maintenance.
 
-The modules that do the work still live where they grew (``rhythms/maintenance.py``,
-``hooks.py``, ``doctor.py``, ``visualise.py``); this package holds their half of the API.
+None of it is a rhythm of the memory itself; each looks after a memory the rhythms made, and
+``operations.py`` holds their half of ``MemorySystem``.
 """

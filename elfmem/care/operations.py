@@ -14,12 +14,15 @@ from elfmem.progress import Progress
 
 if TYPE_CHECKING:
     from elfmem.adapters.llm import LLM
+    from elfmem.care import doctor as doctor_mod
+    from elfmem.care import hooks as hooks_mod
+    from elfmem.care import maintenance, secretaudit
+    from elfmem.care.rescue import RescueResult
+    from elfmem.care.status import StatusResult
+    from elfmem.care.visualise import VisualiseResult
     from elfmem.retrieval.result import FrameResult
-    from elfmem.rhythms import doctor as doctor_mod
-    from elfmem.rhythms import hooks as hooks_mod
-    from elfmem.rhythms import maintenance, secretaudit
     from elfmem.rhythms.core import Core
-    from elfmem.rhythms.visualise import VisualiseResult
+    from elfmem.rhythms.results import BlockInfo, HistoryResult, LedgerResult, ListResult
 
 # Each method imports what it runs: a command loads only its own layers (docs/startup.md).
 
@@ -36,17 +39,68 @@ class CareOperations:
         @property
         def root(self) -> Path: ...
 
+    # ---- reading ------------------------------------------------------------------------------
+
+    async def ls(
+        self,
+        tag: str | None = None,
+        category: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+    ) -> ListResult:
+        """Deterministic, unscored listing. ``tag`` is a pattern like ``self/%``."""
+        from elfmem.care import inspect
+
+        return inspect.ls(self._core, tag, category, status, limit)
+
+    async def inbox(self) -> ListResult:
+        """Blocks captured but not yet consolidated, oldest first."""
+        from elfmem.care import inspect
+
+        return inspect.inbox(self._core)
+
+    async def show(self, block_id: str) -> BlockInfo:
+        """One block in full."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.show(self._core, resolve(self._core, block_id))
+
+    async def block_history(self, block_id: str) -> HistoryResult:
+        """The commits that touched a block, newest first."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.history(self._core, resolve(self._core, block_id))
+
+    async def ledger(self, block_id: str) -> LedgerResult:
+        """A block's ledger events (its git note)."""
+        from elfmem.care import inspect
+        from elfmem.rhythms.ids import resolve
+
+        return inspect.ledger(self._core, resolve(self._core, block_id))
+
+    async def history(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The most recent elfmem operations, newest first."""
+        return [c.to_dict() for c in self._core.store.recent(limit)]
+
+    async def status(self) -> StatusResult:
+        """Session, inbox depth, active blocks, Hebbian staging, health and a suggestion."""
+        from elfmem.care import status as status_mod
+
+        return status_mod.status(self._core)
+
     # ---- the index ------------------------------------------------------------------------------
 
     async def index_check(self) -> maintenance.CheckResult:
         """Parse every memory file; report errors with file:line. Touches nothing."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.check(self._core)
 
     async def index_status(self) -> maintenance.IndexStatus:
         """Where the derived index stands: counts, the tree it is keyed to, size on disk."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.status(self._core)
 
@@ -57,20 +111,20 @@ class CareOperations:
 
         ``progress(stage, done, total)`` hears each file parsed and each batch embedded.
         """
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.rebuild_to(self._core, Path(to), progress)
 
     async def index_update(self, progress: Progress | None = None) -> maintenance.UpdateResult:
         """Embed every block that lacks a vector from the configured model, with ``progress``:
         what a recall leaves to it after a change of model or a bulk import."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.update(self._core, progress)
 
     async def index_parity(self, probes: int = 20) -> maintenance.ParityResult:
         """Compare retrieval in the live index with a throwaway rebuild. Read-only."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         return maintenance.parity(self._core, probes)
 
@@ -88,7 +142,7 @@ class CareOperations:
     async def hooks_install(self) -> hooks_mod.HooksReport:
         """Install elfmem's git hooks where git looks for them, chaining any hook already there;
         also let plain ``git fetch`` bring the ledger into a remote-tracking notes ref."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
         from elfmem.sharing import driver as merge_driver
         from elfmem.sharing import plaingit
 
@@ -99,32 +153,32 @@ class CareOperations:
 
     async def hooks_uninstall(self) -> hooks_mod.HooksReport:
         """Remove elfmem's git hooks and put back the hooks they chained, byte for byte."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.uninstall(self.root)
 
     async def hooks_status(self) -> hooks_mod.HooksReport:
         """Each git hook: ours, chained (ours, running an earlier hook first), foreign or
         missing."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.status(self.root)
 
     async def check_staged(self, paths: Sequence[str] = ()) -> hooks_mod.StagedCheck:
         """Validate memory files as git's index holds them (``paths``, or those staged)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.check_staged(self.root, paths)
 
     async def hook_reindex(self) -> hooks_mod.ReindexResult:
         """Bring the index to the checked-out memory (after checkout, merge, rebase/amend)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.reindex(self._core)
 
     async def flush_ledger(self) -> hooks_mod.FlushResult:
         """Write spooled ledger events to refs/notes/elfmem now (before a push)."""
-        from elfmem.rhythms import hooks as hooks_mod
+        from elfmem.care import hooks as hooks_mod
 
         return hooks_mod.flush(self._core)
 
@@ -133,7 +187,7 @@ class CareOperations:
     ) -> VisualiseResult:
         """Write the memory graph as one self-contained HTML page (default
         <gitdir>/elfmem/graph.html)."""
-        from elfmem.rhythms import visualise as visualise_mod
+        from elfmem.care import visualise as visualise_mod
 
         return visualise_mod.visualise(
             self._core, Path(out) if out is not None else None, include_archived, max_nodes
@@ -148,7 +202,7 @@ class CareOperations:
         ``resolve`` makes one real LLM call to prove the key, endpoint and model work.
         """
         from elfmem.adapters.llm import key_env_for, resolve_check
-        from elfmem.rhythms import doctor as doctor_mod
+        from elfmem.care import doctor as doctor_mod
 
         llm_cfg = self._core.config.llm
         key_env = key_env_for(llm_cfg)
@@ -161,10 +215,17 @@ class CareOperations:
 
         return doctor_mod.doctor(self._core, probe, key_env)
 
+    async def rescue(self) -> RescueResult:
+        """Say why nothing needs rescuing (the index moves with the git dir and heals itself)
+        and run ``doctor``."""
+        from elfmem.care import rescue as rescue_mod
+
+        return rescue_mod.rescue(self._core)
+
     async def doctor_secrets(self) -> secretaudit.SecretAudit:
         """Credentials already in the memory's history and the notes, with how to purge them;
         reads only, never rewrites history."""
-        from elfmem.rhythms import secretaudit
+        from elfmem.care import secretaudit
 
         return secretaudit.audit(self._core)
 
@@ -172,7 +233,7 @@ class CareOperations:
         """Re-embed every block with the configured model. An endpoint model needs this after a
         change; a local one (the embedded model, a model2vec folder) re-embeds by itself at the
         next read. ``progress(stage, done, total)`` hears each batch embedded."""
-        from elfmem.rhythms import maintenance
+        from elfmem.care import maintenance
 
         report = maintenance.migrate_embeddings(self._core, progress)
         return {

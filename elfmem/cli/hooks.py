@@ -19,7 +19,7 @@ from elfmem.cli.output import emit, guarded, json_option, repo_path, run
 
 if TYPE_CHECKING:
     from elfmem.api import MemorySystem
-    from elfmem.rhythms import hooks as logic
+    from elfmem.care import hooks as logic
     from elfmem.rhythms.results import Result
 
 HOOK_NAMES = (
@@ -30,7 +30,7 @@ HOOK_NAMES = (
     "pre-push",
     "reference-transaction",
 )
-"""``elfmem.rhythms.hooks.HOOK_NAMES``, spelt here so ``--help`` need not load the hooks' logic
+"""``elfmem.care.hooks.HOOK_NAMES``, spelt here so ``--help`` need not load the hooks' logic
 (a test keeps the two equal)."""
 
 
@@ -90,7 +90,7 @@ def status(ctx: click.Context, json_: bool) -> None:
 @click.pass_context
 def hook(ctx: click.Context, name: str, args: tuple[str, ...], json_: bool) -> None:
     """Run elfmem's part of git hook NAME with git's arguments (the hook programs call it)."""
-    from elfmem.rhythms import hooks as logic
+    from elfmem.care import hooks as logic
 
     if name == "pre-commit":
         root = repo_path(ctx) or Path.cwd()
@@ -124,7 +124,7 @@ def _never_failing(
     ctx: click.Context, name: str, json_: bool, action: Callable[[MemorySystem], Awaitable[Result]]
 ) -> None:
     """Run one call through ``run``, but never fail the git command that ran the hook."""
-    from elfmem.rhythms import hooks as logic
+    from elfmem.care import hooks as logic
 
     try:
         result = run(ctx, json_, action)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -204,3 +206,61 @@ def shape_keys(shape: Shape, command: Callable[..., Any] | None = None) -> list[
     if shape.plus_emitted:
         keys += [Key(k, "", GLOSSARY.get(k, "")) for k in emitted]
     return keys
+
+
+def _bindings(module_name: str) -> dict[str, tuple[str, str | None]]:
+    """Each name a module's imports bind (those under TYPE_CHECKING and in functions included):
+    name → (module, attribute or None for the module itself)."""
+    tree = ast.parse(inspect.getsource(sys.modules[module_name]))
+    bound: dict[str, tuple[str, str | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound.setdefault(alias.asname or alias.name, (node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound.setdefault(alias.asname or alias.name, (alias.name, None))
+    return bound
+
+
+def _resolve(dotted: str, namespace: dict[str, Any], module_name: str) -> Any:
+    head, *rest = dotted.split(".")
+    if head in namespace:
+        obj = namespace[head]
+    else:
+        where = _bindings(module_name).get(head)
+        if where is None:
+            return None
+        module, attr = where
+        obj = importlib.import_module(module)
+        if attr is not None:
+            obj = getattr(obj, attr, None) or importlib.import_module(f"{module}.{attr}")
+    for part in rest:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def returned(method: Callable[..., Any]) -> tuple[type, ...]:
+    """The result classes ``method`` declares it returns (``X``, ``list[X]``, ``X | Y``,
+    ``mod.X``), in order, found through the imports of the module that defines it (those under
+    TYPE_CHECKING too): a command's JSON is named by the API call that returns it, and the
+    interface imports no layer below the API to name it."""
+    fn = inspect.unwrap(getattr(method, "__func__", method))
+    note = fn.__annotations__.get("return", "")
+    tree = ast.parse(note if isinstance(note, str) else note.__name__, mode="eval")
+    names = [d for n in ast.walk(tree) if isinstance(n, ast.expr) for d in [_dotted(n)] if d]
+    found = []
+    for name in dict.fromkeys(names):
+        obj = _resolve(name, fn.__globals__, fn.__module__)
+        if isinstance(obj, type) and hasattr(obj, "to_dict") and obj not in found:
+            found.append(obj)
+    return tuple(found)

@@ -1,137 +1,102 @@
 """docs/cli.md, rendered from the click commands and the result classes they print.
 
 Usage, help and options come from the commands themselves; each command's ``--json`` keys come
-from the result type declared for it in ``SHAPES`` (read by ``jsonshape``). A test compares the
+from the result class the ``MemorySystem`` call behind it declares (``SHAPES``, read by
+``jsonshape``), so this module names no layer below the API. A test compares the
 rendered text with docs/cli.md, so the reference cannot drift from the code. Regenerate with
-``python -m elfmem.cli.reference > docs/cli.md`` (or ``elfmem cli-docs -o docs/cli.md``).
+``elfmem cli-docs -o docs/cli.md``.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 
-from elfmem.api import MemorySystem
-from elfmem.cli.jsonshape import Key, Shape, first_line, shape_keys
+from elfmem.api import MemorySystem as M
+from elfmem.cli.jsonshape import Key, Shape, first_line, returned, shape_keys
 from elfmem.errors import ElfmemError
-from elfmem.identity.amendments import AmendmentHistory, AmendResult
-from elfmem.identity.corpus import CorpusReview
-from elfmem.identity.minds import MindList, MindResult, MindStats
-from elfmem.identity.review import ReviewResult
-from elfmem.identity.setup import InitResult
-from elfmem.retrieval.result import FrameResult
-from elfmem.rhythms import maintenance
-from elfmem.rhythms.curate import CurateResult
-from elfmem.rhythms.doctor import DoctorResult
-from elfmem.rhythms.dream import DreamResult
-from elfmem.rhythms.feedback import OutcomeResult
-from elfmem.rhythms.graph import ConnectResult
-from elfmem.rhythms.hooks import HooksReport
-from elfmem.rhythms.lookalikes import LookalikesResult, ResolveResult
-from elfmem.rhythms.results import (
-    BatchResult,
-    BlockInfo,
-    ChangeResult,
-    HistoryResult,
-    LedgerResult,
-    ListResult,
-    RememberResult,
-    UndoResult,
-)
-from elfmem.rhythms.secretaudit import SecretAudit
-from elfmem.rhythms.status import StatusResult
-from elfmem.rhythms.visualise import VisualiseResult
-from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
-from elfmem.sharing.migrate import MigrateResult
-from elfmem.sharing.mode import ModeResult
-from elfmem.sharing.results import (
-    ExportResult,
-    ImportResult,
-    InboxResult,
-    InboxStatus,
-    PeerChange,
-    PeerIdentity,
-    PeerInfo,
-    PeerList,
-    SendResult,
-)
-from elfmem.sharing.sync import SyncResult
-from elfmem.sharing.upstream import UpstreamImportResult
-from elfmem.store import CommitInfo
+from elfmem.store.log import CommitInfo  # `log` prints history()'s dicts: CommitInfo.to_dict()
 
-REGENERATE = "python -m elfmem.cli.reference > docs/cli.md"
+REGENERATE = "elfmem cli-docs -o docs/cli.md"
+
+
+def _of(method: Callable[..., Any], which: int = 0, **how: Any) -> Shape:
+    """The shape of what one ``MemorySystem`` call returns: its declared result class."""
+    return Shape(returned(method)[which], **how)
+
 
 SHAPES: dict[str, tuple[Shape, ...]] = {
-    "init": (Shape(InitResult, plus_emitted=True),),
-    "templates": (Shape(MemorySystem.templates),),
-    "remember": (Shape(RememberResult), Shape(BatchResult, when="with `--batch`")),
-    "edit": (Shape(ChangeResult),),
-    "forget": (Shape(ChangeResult),),
-    "undo": (Shape(UndoResult),),
-    "ls": (Shape(ListResult),),
-    "inbox": (Shape(ListResult),),
-    "show": (Shape(BlockInfo),),
-    "history": (Shape(HistoryResult),),
-    "ledger": (Shape(LedgerResult),),
+    "init": (_of(M.init, plus_emitted=True),),
+    "templates": (Shape(M.templates),),
+    "remember": (_of(M.remember), _of(M.remember_many, when="with `--batch`")),
+    "edit": (_of(M.edit),),
+    "forget": (_of(M.forget),),
+    "undo": (_of(M.undo),),
+    "ls": (_of(M.ls),),
+    "inbox": (_of(M.inbox),),
+    "show": (_of(M.show),),
+    "history": (_of(M.block_history),),
+    "ledger": (_of(M.ledger),),
     "log": (Shape(CommitInfo, many=True),),
-    "recall": (Shape(FrameResult),),
-    "frame": (Shape(FrameResult),),
-    "dream": (Shape(DreamResult),),
-    "outcome": (Shape(OutcomeResult),),
-    "connect": (Shape(ConnectResult),),
-    "disconnect": (Shape(ConnectResult),),
-    "curate": (Shape(CurateResult),),
-    "status": (Shape(StatusResult),),
-    "migrate-embeddings": (Shape(MemorySystem.migrate_embeddings),),
-    "index check": (Shape(maintenance.CheckResult),),
-    "index status": (Shape(maintenance.IndexStatus),),
-    "index rebuild": (Shape(maintenance.RebuildResult),),
-    "index update": (Shape(maintenance.UpdateResult),),
-    "index parity": (Shape(maintenance.ParityResult),),
+    "recall": (_of(M.recall),),
+    "frame": (_of(M.frame),),
+    "dream": (_of(M.dream),),
+    "outcome": (_of(M.outcome),),
+    "connect": (_of(M.connect),),
+    "disconnect": (_of(M.disconnect),),
+    "curate": (_of(M.curate),),
+    "status": (_of(M.status),),
+    "migrate-embeddings": (Shape(M.migrate_embeddings),),
+    "index check": (_of(M.index_check),),
+    "index status": (_of(M.index_status),),
+    "index rebuild": (_of(M.index_rebuild),),
+    "index update": (_of(M.index_update),),
+    "index parity": (_of(M.index_parity),),
     "doctor": (
-        Shape(DoctorResult),
-        Shape(FrameResult, when="with `--frames`", many=True),
-        Shape(SecretAudit, when="with `--secrets`"),
+        _of(M.doctor),
+        _of(M.doctor_frames, when="with `--frames`", many=True),
+        _of(M.doctor_secrets, when="with `--secrets`"),
     ),
-    "visualise": (Shape(VisualiseResult),),
-    "hooks install": (Shape(HooksReport),),
-    "hooks uninstall": (Shape(HooksReport),),
-    "hooks status": (Shape(HooksReport),),
-    "sync": (Shape(SyncResult),),
-    "mode": (Shape(ModeResult),),
-    "review lookalikes": (Shape(LookalikesResult),),
-    "review resolve": (Shape(ResolveResult),),
+    "visualise": (_of(M.visualise),),
+    "hooks install": (_of(M.hooks_install),),
+    "hooks uninstall": (_of(M.hooks_uninstall),),
+    "hooks status": (_of(M.hooks_status),),
+    "sync": (_of(M.sync),),
+    "mode": (_of(M.mode),),
+    "review lookalikes": (_of(M.lookalikes),),
+    "review resolve": (_of(M.resolve_lookalike),),
     "guide": (Shape(),),
     "agent-docs": (Shape(),),
-    "review": (Shape(ReviewResult),),
-    "review accept": (Shape(AmendResult),),
-    "review list": (Shape(AmendmentHistory),),
-    "review revert": (Shape(UndoResult),),
-    "review corpus": (Shape(CorpusReview),),
-    "mind create": (Shape(MindResult),),
-    "mind predict": (Shape(MindResult),),
-    "mind list": (Shape(MindList),),
-    "mind show": (Shape(MindStats),),
-    "mind outcome": (Shape(MindResult),),
-    "backup": (Shape(BackupResult),),
-    "restore": (Shape(RestoreResult),),
-    "rescue": (Shape(RescueResult),),
-    "migrate status": (Shape(MigrateResult),),
-    "migrate plan": (Shape(MigrateResult),),
-    "migrate apply": (Shape(MigrateResult),),
-    "import-upstream": (Shape(UpstreamImportResult),),
-    "peer init": (Shape(PeerIdentity),),
-    "peer add": (Shape(PeerChange),),
-    "peer remove": (Shape(PeerChange),),
-    "peer list": (Shape(PeerList),),
-    "peer trust": (Shape(PeerChange), Shape(PeerInfo, when="without VALUE")),
-    "peer send": (Shape(SendResult),),
-    "peer inbox": (Shape(InboxResult), Shape(InboxStatus, when="with `--status`")),
-    "export": (Shape(ExportResult),),
-    "import": (Shape(ImportResult),),
+    "review": (_of(M.review_constitutional),),
+    "review accept": (_of(M.accept_amendment),),
+    "review list": (_of(M.list_amendments),),
+    "review revert": (_of(M.revert_amendment),),
+    "review corpus": (_of(M.review_corpus),),
+    "mind create": (_of(M.mind_create),),
+    "mind predict": (_of(M.mind_predict),),
+    "mind list": (_of(M.mind_list),),
+    "mind show": (_of(M.mind_show),),
+    "mind outcome": (_of(M.mind_outcome),),
+    "backup": (_of(M.backup),),
+    "restore": (_of(M.restore),),
+    "rescue": (_of(M.rescue),),
+    "migrate status": (_of(M.migrate_status),),
+    "migrate plan": (_of(M.migrate_plan),),
+    "migrate apply": (_of(M.migrate_apply),),
+    "import-upstream": (_of(M.import_upstream),),
+    "peer init": (_of(M.peer_init),),
+    "peer add": (_of(M.peer_add),),
+    "peer remove": (_of(M.peer_remove),),
+    "peer list": (_of(M.peer_list),),
+    "peer trust": (_of(M.peer_trust), _of(M.peer_trust, 1, when="without VALUE")),
+    "peer send": (_of(M.peer_send),),
+    "peer inbox": (_of(M.peer_inbox), _of(M.peer_inbox_status, when="with `--status`")),
+    "export": (_of(M.export),),
+    "import": (_of(M.import_bundle),),
 }
 """What each command prints with ``--json``: the result type its API call returns."""
 
@@ -255,11 +220,9 @@ def _section(path: str, command: click.Command, root: click.Context) -> list[str
     return lines + _options(command) + _json_section(path, command)
 
 
-def render_reference(group: click.Group | None = None) -> str:
-    """The whole of docs/cli.md for ``group`` (default: the ``elfmem`` command)."""
-    if group is None:
-        from elfmem.cli import cli as group
-    assert group is not None
+def render_reference(group: click.Group) -> str:
+    """The whole of docs/cli.md for ``group``: the ``elfmem`` command (``elfmem.cli.cli``), which
+    the caller passes so this module, imported by one of its commands, never imports it back."""
     unknown = sorted(set(SHAPES) - {p for p, _ in commands(group)})
     if unknown:
         raise ElfmemError(
@@ -295,7 +258,3 @@ def render_reference(group: click.Group | None = None) -> str:
     for path, command in visible:
         lines += _section(path, command, root)
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-if __name__ == "__main__":
-    click.echo(render_reference(), nl=False)

@@ -62,6 +62,12 @@ class BlockRow:
         )
 
 
+def is_identity(row: BlockRow) -> bool:
+    """Blocks in the ``self/*`` namespace are the agent's identity: deep sleep leaves them alone
+    and the graph page puts them at the centre."""
+    return row.cls == "self" or any(t == "self" or t.startswith("self/") for t in row.tags)
+
+
 def _pairs(text: str) -> tuple[tuple[str, str], ...]:
     if text == "[]":  # most blocks: skip the decoder (a recall reads a few hundred rows)
         return ()

@@ -1,1 +1,1 @@
-"""The rhythms: capture, consolidation, retrieval, feedback and care of the memory."""
+"""The rhythms: capture, consolidation, recall, feedback, connections, sessions and undo."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 from elfmem.block.model import Block
 from elfmem.index import queries
+from elfmem.index.queries import is_identity
 from elfmem.progress import Progress
 from elfmem.retrieval.decay import active_hours_at
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.judgement import Judge, Judgement
-from elfmem.rhythms.visualise import is_identity
 
 RESCORE_AFTER_HOURS = 40.0
 """A judgement younger than this many active hours (about a working week) is still fresh."""

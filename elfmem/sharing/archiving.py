@@ -1,4 +1,4 @@
-"""The archive part of ``MemorySystem``: backup, restore, rescue, migrate and the upstream import.
+"""The archive part of ``MemorySystem``: backup, restore, migrate and the upstream import.
 
 A mixin keeps ``api.py`` a readable size; ``MemorySystem`` inherits these, so the CLI, the MCP
 table and the guide see them as its own methods.
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from elfmem.progress import Progress
     from elfmem.rhythms.core import Core
-    from elfmem.sharing.backup import BackupResult, RescueResult, RestoreResult
+    from elfmem.sharing.backup import BackupResult, RestoreResult
     from elfmem.sharing.migrate import MigrateResult
     from elfmem.sharing.upstream import UpstreamImportResult
 
@@ -35,13 +35,6 @@ class ArchiveOperations:
         from elfmem.sharing import backup as backup_mod
 
         return backup_mod.restore(Path(source), Path(target) if target is not None else None)
-
-    async def rescue(self) -> RescueResult:
-        """Say why nothing needs rescuing (the index moves with the git dir and heals itself)
-        and run ``doctor``."""
-        from elfmem.sharing import backup as backup_mod
-
-        return backup_mod.rescue(self._core)
 
     async def migrate_status(self) -> MigrateResult:
         """The memory's format version and the steps pending; reads only."""

@@ -1,18 +1,16 @@
-"""Backup, restore and rescue, the git way.
+"""Backup and restore, the git way.
 
 A backup is a ``git bundle`` of the memory's branch and its ledger (``refs/notes/elfmem``): one
 file that plain ``git clone`` restores. The clone brings the branch; the ledger comes in at the
 first elfmem command, which finds that its remote is a bundle and merges the bundle's notes by
-union (``store/bundle.py``). ``restore`` does both at once. There is nothing to rescue in the
-seed's sense: the index lives in the git dir, moves with the repository and rebuilds itself from
-git, so ``rescue`` says so and runs ``doctor``.
+union (``store/bundle.py``). ``restore`` does both at once. ``rescue`` is a care
+tool (``care/rescue.py``): the index moves with the git dir, so there is nothing to rescue.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from elfmem.errors import ElfmemError, InvalidInput, NotFound
 from elfmem.rhythms.core import Core
@@ -21,9 +19,6 @@ from elfmem.store import Store, transport
 from elfmem.store.bundle import adopt_bundle_notes, write_backup
 from elfmem.store.notes import NOTES_REF
 from elfmem.store.tracking import adopt_remote_memory
-
-if TYPE_CHECKING:
-    from elfmem.rhythms import doctor as doctor_mod
 
 
 @dataclass(frozen=True)
@@ -69,36 +64,6 @@ class RestoreResult(Result):
             f"restored {self.source} into {self.path}: {self.branch} at {self.commit_id[:12]}, "
             f"{ledger}. The index builds itself at the first command there."
         )
-
-
-RESCUE_NOTE = (
-    "Nothing to rescue: the index lives in the git directory ({index}), moves with the "
-    "repository and rebuilds itself from git when it is missing, stale or damaged. A moved or "
-    "copied repository keeps its memory; a lost one comes back from a clone or a backup "
-    "(`elfmem restore FILE`)."
-)
-
-
-@dataclass(frozen=True)
-class RescueResult(Result):
-    note: str
-    doctor: doctor_mod.DoctorResult
-
-    @property
-    def ok(self) -> bool:
-        return self.doctor.ok
-
-    @property
-    def summary(self) -> str:
-        return f"{self.note}\n\n{self.doctor.summary}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "note": self.note,
-            "doctor": self.doctor.to_dict(),
-            "summary": self.summary,
-        }
 
 
 def backup(core: Core, target: Path) -> BackupResult:
@@ -180,9 +145,3 @@ def adopt_origin_notes(core: Core) -> None:
         core.warnings[f"the ledger in the backup this memory was cloned from: {exc.message}"] = None
     except OSError as exc:  # a read-only git dir: the ledger comes in at a later command
         core.warnings[f"the ledger in the backup this memory was cloned from: {exc}"] = None
-
-
-def rescue(core: Core) -> RescueResult:
-    from elfmem.rhythms import doctor as doctor_mod  # every command opens through this module
-
-    return RescueResult(RESCUE_NOTE.format(index=core.index_path), doctor_mod.doctor(core))

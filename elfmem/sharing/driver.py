@@ -24,8 +24,8 @@ import pygit2
 from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, parse_bucket_path
 from elfmem.block.merge import merge_bucket
 from elfmem.errors import BlockFormatError
+from elfmem.gitprogram import run_git
 from elfmem.rhythms.results import Result
-from elfmem.rhythms.staged import run_git
 
 DRIVER = "elfmem"
 ATTRIBUTES_LINE = MERGE_ATTRIBUTES_LINE

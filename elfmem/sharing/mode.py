@@ -22,9 +22,9 @@ import pygit2
 from elfmem.errors import ConflictError, InvalidInput, RepoStateError
 from elfmem.rhythms.results import Result
 from elfmem.store import repo as repo_mod
+from elfmem.store.plan import Plan
 from elfmem.store.tracking import configure
 from elfmem.store.tree import blob_paths
-from elfmem.store.writer import Plan
 
 if TYPE_CHECKING:
     from elfmem.rhythms.core import Core

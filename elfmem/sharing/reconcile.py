@@ -21,8 +21,8 @@ from elfmem.errors import BlockFormatError, ElfmemError
 from elfmem.rhythms.results import Result
 from elfmem.store import repo as repo_mod
 from elfmem.store.conflicts import CommittedConflict
+from elfmem.store.plan import FileEdit, Plan
 from elfmem.store.treemerge import memory_blocks
-from elfmem.store.writer import FileEdit, Plan
 
 if TYPE_CHECKING:
     from elfmem.rhythms.core import Core

@@ -20,12 +20,13 @@ from elfmem.store.objects import (
     objects_dir,
     prefer_loose_objects,
 )
+from elfmem.store.plan import FileEdit, Plan
 from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
 from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView
-from elfmem.store.writer import FileEdit, MemoryWriter, Plan, WriteResult
+from elfmem.store.writer import MemoryWriter, WriteResult
 
 __all__ = [
     "CommitInfo",

@@ -14,10 +14,10 @@ from elfmem.block.layout import MEMORY_DIR, parse_bucket_path
 from elfmem.block.model import Block
 from elfmem.errors import UndoError
 from elfmem.store.log import CommitInfo
+from elfmem.store.plan import FileEdit, Plan
 from elfmem.store.repo import memory_tree
 from elfmem.store.tree import blob_at, blob_paths
 from elfmem.store.view import MemoryView, parsed
-from elfmem.store.writer import FileEdit, Plan
 
 RAW_UNDO_OPS = ("migrate", "init")
 """Operations whose undo also puts back the other files they changed under ``.elfmem`` (the

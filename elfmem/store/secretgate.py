@@ -31,7 +31,7 @@ from elfmem.store.tree import blob_at
 from elfmem.store.view import MemoryView, parsed
 
 if TYPE_CHECKING:
-    from elfmem.store.writer import Plan
+    from elfmem.store.plan import Plan
 
 _Field = tuple[str, str, bool, tuple[str, ...]]
 """Where, the text, whether the override may let it through, texts already looked at."""

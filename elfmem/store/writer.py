@@ -32,34 +32,13 @@ from elfmem.store import conflicts, faults, locks
 from elfmem.store import repo as repo_mod
 from elfmem.store.journal import Journal, PathState
 from elfmem.store.objects import ObjectBatch, commit_bytes
+from elfmem.store.plan import Plan
 from elfmem.store.recovery import Recovery
 from elfmem.store.strays import refuse_links
 from elfmem.store.view import MemoryView, remember_parsed
 from elfmem.store.worktree import Target, disk_oid, staged_oids, write_files, write_index
 
 _MAX_ATTEMPTS = 40
-
-
-@dataclass(frozen=True, slots=True)
-class FileEdit:
-    """The new content of one memory file; ``text`` may be given when it is cheaper to build."""
-
-    blocks: tuple[Block, ...]
-    text: str | None = None
-
-
-@dataclass(slots=True)
-class Plan:
-    """What one operation changes and how its commit reads."""
-
-    op: str
-    subject: str
-    files: dict[str, FileEdit] = field(default_factory=dict)
-    block_ids: list[str] = field(default_factory=list)
-    body: str = ""
-    trailers: list[tuple[str, str]] = field(default_factory=list)
-    raw: dict[str, bytes | None] = field(default_factory=dict)
-    """Other files under ``.elfmem`` (config, self.md), repository-relative; None deletes."""
 
 
 @dataclass(frozen=True, slots=True)

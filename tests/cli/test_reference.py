@@ -34,13 +34,13 @@ def documented(path: str) -> list[list[str]]:
 
 
 def test_docs_cli_md_is_what_the_commands_render() -> None:
-    assert DOCS.read_text(encoding="utf-8") == render_reference(), (
+    assert DOCS.read_text(encoding="utf-8") == render_reference(cli), (
         f"docs/cli.md is out of date with the commands; regenerate it with `{REGENERATE}`"
     )
 
 
 def test_every_visible_command_has_a_section_and_hidden_ones_do_not() -> None:
-    text = render_reference()
+    text = render_reference(cli)
     paths = [path for path, _ in commands(cli)]
     assert {"init", "remember", "index rebuild", "hooks install", "serve"} <= set(paths)
     for path in paths:
@@ -114,5 +114,18 @@ def test_cli_docs_command_writes_the_same_text(tmp_path: Path) -> None:
     target = tmp_path / "cli.md"
     result = CliRunner().invoke(cli, ["cli-docs", "-o", str(target)])
     assert result.exit_code == 0, result.stderr
-    assert target.read_text(encoding="utf-8") == render_reference()
+    assert target.read_text(encoding="utf-8") == render_reference(cli)
     assert "cli-docs" not in CliRunner().invoke(cli, ["--help"]).stdout
+
+
+def test_a_commands_result_class_is_read_from_the_api_calls_signature() -> None:
+    from elfmem.api import MemorySystem
+    from elfmem.cli.jsonshape import returned
+    from elfmem.identity.setup import InitResult
+    from elfmem.rhythms.lookalikes import LookalikesResult
+    from elfmem.sharing.results import PeerChange, PeerInfo
+
+    assert returned(MemorySystem.init) == (InitResult,)  # a classmethod; tuple[MemorySystem, ...]
+    assert returned(MemorySystem.lookalikes) == (LookalikesResult,)  # `lookalikes_mod.X`
+    assert returned(MemorySystem.peer_trust) == (PeerChange, PeerInfo)  # `X | Y`, in order
+    assert returned(MemorySystem.history) == ()  # list[dict[str, Any]]: no result class

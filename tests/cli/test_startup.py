@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from elfmem.care import hooks as hooks_logic
 from elfmem.cli import hooks as hooks_cli
 from elfmem.cli import lookalikes
-from elfmem.rhythms import hooks as hooks_logic
 from elfmem.rhythms import lookalikes as logic
 
 HEAVY = ("numpy", "pygit2", "mcp", "openai", "anthropic", "elfmem.api", "sqlite3", "asyncio")
@@ -108,7 +108,7 @@ PACKAGES_UNUSED_BY_WRITES = (
 )
 LAYERS_UNUSED_BY_WRITES = (
     *("elfmem.retrieval.pipeline", "elfmem.rhythms.recall", "elfmem.rhythms.dream"),
-    *("elfmem.rhythms.doctor", "elfmem.rhythms.maintenance", "elfmem.sharing.sync"),
+    *("elfmem.care.doctor", "elfmem.care.maintenance", "elfmem.sharing.sync"),
     *("elfmem.sharing.exchange", "elfmem.sharing.peers", "elfmem.identity.review", "elfmem.mcp"),
 )
 
@@ -147,7 +147,7 @@ def test_remember_and_status_load_no_model_runtime_sdk_or_other_layers(repo: Pat
 def test_the_installed_post_checkout_hook_starts_no_python_for_a_checkout_of_files(
     repo: Path, tmp_path: Path
 ) -> None:
-    from elfmem.rhythms import hooks
+    from elfmem.care import hooks
 
     program = repo / "post-checkout"
     program.write_bytes(hooks.program("post-checkout"))

@@ -24,7 +24,7 @@ import pytest
 from elfmem.api import MemorySystem
 from elfmem.block.layout import parse_bucket_path
 from elfmem.block.parse import parse_bytes
-from elfmem.rhythms.hooks import HOOK_NAMES, program
+from elfmem.care.hooks import HOOK_NAMES, program
 from elfmem.store.faults import POINTS
 from tests.conftest import GIT_ENV, arun, git
 

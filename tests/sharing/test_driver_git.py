@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elfmem.block.layout import MEMORY_DIR
-from elfmem.rhythms.doctor import Check
+from elfmem.care.doctor import Check
 from tests.conftest import git
 from tests.sharing.helpers import (
     dream,

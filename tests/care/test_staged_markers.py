@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elfmem.rhythms.staged import check_staged
+from elfmem.care.staged import check_staged
 from tests.conftest import git
 
 BUCKET = ".elfmem/memory/notes/knowledge/2026-04.md"

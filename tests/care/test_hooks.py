@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from elfmem.api import MemorySystem
+from elfmem.care import hooks
 from elfmem.cli import cli
 from elfmem.errors import RepoStateError
-from elfmem.rhythms import hooks
 from elfmem.store.notes import anchor_for_block
 from tests.conftest import GIT_ENV, arun, git
 
@@ -425,7 +425,7 @@ def test_a_chained_reference_transaction_hook_gets_its_input_and_a_commit_runs_n
 
 
 def test_doctor_names_hooks_an_older_install_lacks(repo: Path) -> None:
-    from elfmem.rhythms import doctor
+    from elfmem.care import doctor
 
     _memory(repo)
     hooks.install(repo)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,8 @@ from typing import Any
 from elfmem.block.damage import OPEN_RE, conflict_recovery, find_conflicts
 from elfmem.block.layout import MEMORY_DIR, SELF_FILE
 from elfmem.block.parse import FRONTMATTER_OPEN, parse_bytes
-from elfmem.errors import BlockFormatError, RepoStateError
+from elfmem.errors import BlockFormatError
+from elfmem.gitprogram import run_git
 from elfmem.rhythms.results import Result
 
 _OPENER = FRONTMATTER_OPEN.encode()
@@ -30,23 +30,6 @@ SELF_PATH = f"{MEMORY_DIR}/{SELF_FILE}"
 ELFMEM_DIR = ".elfmem"
 JOURNAL = "elfmem/journal.json"
 """The intent journal of elfmem's writer, in the git dir (``store/journal.py``)."""
-
-
-def run_git(cwd: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    """Stdout of the git binary run in ``cwd``, inheriting the hook's GIT_* environment."""
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True)
-    except FileNotFoundError as exc:
-        raise RepoStateError(
-            "The `git` program is not on PATH; git hooks need it.",
-            "Install git (or fix PATH), then run the command again.",
-        ) from exc
-    if proc.returncode != 0:
-        raise RepoStateError(
-            f"`git {' '.join(args[:2])}` failed: {proc.stderr.decode(errors='replace').strip()}",
-            "Run it from inside the repository's work tree (`git status` should work there).",
-        )
-    return proc.stdout
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from elfmem.block.layout import MEMORY_DIR
+from elfmem.care import hooks, maintenance
+from elfmem.care.status import inbox_backlog
 from elfmem.config import CONFIG_PATH
 from elfmem.errors import ElfmemError
 from elfmem.index import queries
 from elfmem.index.embedding import backlog
-from elfmem.rhythms import hooks, maintenance
 from elfmem.rhythms.core import Core
 from elfmem.rhythms.results import Result
-from elfmem.rhythms.status import inbox_backlog
 from elfmem.store.repo import in_progress
 
 

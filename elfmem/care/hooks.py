@@ -26,8 +26,8 @@ from elfmem.rhythms.results import Result
 __all__ = ["StagedCheck", "check_staged"]
 
 if TYPE_CHECKING:
+    from elfmem.care.staged import StagedCheck
     from elfmem.rhythms.core import Core
-    from elfmem.rhythms.staged import StagedCheck
 
 HOOK_NAMES = (
     "pre-commit",
@@ -145,14 +145,14 @@ class HooksReport(Result):
 def check_staged(root: Path, paths: Sequence[str] = ()) -> StagedCheck:
     """The pre-commit check of ``staged.py``, loaded on call: it needs the block parser, which
     the hooks that have nothing to do (a file checkout, a push with an empty spool) never load."""
-    from elfmem.rhythms.staged import check_staged as check
+    from elfmem.care.staged import check_staged as check
 
     return check(root, paths)
 
 
 def hooks_dir(root: Path) -> Path:
     """Where git runs hooks: ``core.hooksPath`` (relative to the work tree) or ``.git/hooks``."""
-    from elfmem.rhythms.staged import run_git
+    from elfmem.gitprogram import run_git
 
     out = run_git(root, "rev-parse", "--git-path", "hooks").decode().strip()
     return Path(os.path.abspath(os.path.join(root, out)))

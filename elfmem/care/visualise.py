@@ -20,7 +20,7 @@ from typing import Any
 from elfmem.block.text import shorten
 from elfmem.errors import InvalidInput
 from elfmem.index import queries
-from elfmem.index.queries import BlockRow
+from elfmem.index.queries import BlockRow, is_identity
 from elfmem.rhythms.adaptive import all_learned_edges
 from elfmem.rhythms.core import LIVE, STATUSES, Core
 from elfmem.rhythms.results import Result
@@ -78,11 +78,6 @@ class Graph:
 def node_confidence(core: Core, ids: Iterable[str]) -> dict[str, float]:
     """Each block's confidence (the Beta posterior from the ledger), which sizes its node."""
     return {i: core.ledger.folded(i).confidence for i in ids}
-
-
-def is_identity(row: BlockRow) -> bool:
-    """Blocks in the ``self/*`` namespace are the agent's identity and anchor the centre."""
-    return row.cls == "self" or any(t == "self" or t.startswith("self/") for t in row.tags)
 
 
 def _title(content: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from elfmem.api import MemorySystem
-from elfmem.rhythms import hooks
+from elfmem.care import hooks
 from tests.conftest import GIT_ENV, arun, git
 
 PASSWORD = "Xq9!vR2/mTz8#LwK"

@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from elfmem.api import MemorySystem
+from elfmem.care import visualise as vis
 from elfmem.cli import cli
 from elfmem.errors import InvalidInput
-from elfmem.rhythms import visualise as vis
 from tests.conftest import arun, git
 
 CHROMIUM = "/usr/bin/chromium"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from elfmem.api import MemorySystem
-from elfmem.rhythms.hooks import HOOK_NAMES, program
+from elfmem.care.hooks import HOOK_NAMES, program
 from tests.conftest import GIT_ENV, arun
 from tests.faults.kill import ROOT, elfmem, killed
 from tests.faults.test_fault_matrix import _committed_blocks

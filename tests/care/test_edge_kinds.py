@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from elfmem.api import MemorySystem
-from elfmem.rhythms import visualise as vis
+from elfmem.care import visualise as vis
+from tests.care.test_visualise import body_attrs, chromium, needs_chromium, page_data
 from tests.conftest import arun
-from tests.visualise.test_visualise import body_attrs, chromium, needs_chromium, page_data
 
 FACTS = (
     "Use Redis for session caching",
