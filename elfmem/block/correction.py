@@ -169,7 +169,7 @@ def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
             continue
         nxt = ts[i + 1] if i + 1 < len(ts) else None
         family = _family(t, nxt)
-        if family == "state" and not _predicative(ts[i + 1 : i + 3]):
+        if family == "state" and not _predicative(tuple(ts[i + 1 : i + 3])):
             family = "word"
         words.append(_Word(k, _stem(k), family, i, clause_of[i]))
     return tuple(ts), tuple(words), negations
