@@ -140,6 +140,9 @@ def test_a_tie_is_never_a_revision() -> None:
     assert revision_of(a, b, 0.95, DEFAULT_CUTS, one_commit.__getitem__) is None
     two_commits = {"a": ("c1", "t1"), "b": ("c2", "t2")}
     assert revision_of(a, b, 0.95, DEFAULT_CUTS, two_commits.__getitem__) == (b, a)
+    later = _block("b", NEW, DAY2)  # one batch whose capture crossed a second
+    assert revision_of(a, later, 0.95, DEFAULT_CUTS, one_commit.__getitem__) is None
+    assert revision_of(a, later, 0.95, DEFAULT_CUTS, two_commits.__getitem__) == (later, a)
     same_when = _block("a", OLD, DAY1, "2026-05"), _block("b", NEW, DAY2, "2026-05-14")
     assert order_in_time(*same_when) is None
 
