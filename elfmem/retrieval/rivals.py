@@ -12,6 +12,8 @@ relevance. Once outcomes have spoken, they decide: when the two records differ b
   either way round, with **no order in time** (the same ``created`` second and no ``when:`` on
   both): a newer block that corrects an older one is a revision, whose own rule applies
   (``truth.place_revisions``); a pair that rule already ordered is left alone.
+- Outcomes have judged both: a rival nobody has judged may be news nobody has seen yet, and
+  keeps its place (a confirmed block never passes it, as with ``confirmed.py``'s notes).
 - One mistaken outcome (a tenth of them are) never reorders two rivals: the margin is two.
 - A refuted block never moves up; the refuted tier below stays where it is.
 
@@ -58,14 +60,12 @@ def over_rivals(
     ``standing`` holds the evidence that still counts for a block a correction claims to revise
     (``truth.Placement.standing``); pairs a revision ordered (``taken``) are left alone."""
     judged = {i for i, st in enumerate(states) if st.confirmed > 0 or st.refuted > 0}
-    if not judged:
+    if len(judged) < 2:
         return []
     claimed = {frozenset(p) for p in taken}
-    record = [standing.get(i, st) for i, st in enumerate(states)]
+    record = {i: standing.get(i, states[i]) for i in judged}
     out = []
-    for a, b in combinations(range(len(rows)), 2):
-        if a not in judged and b not in judged:
-            continue  # the same record: nothing to order them by
+    for a, b in combinations(sorted(judged), 2):
         gap = _net(record[a]) - _net(record[b])
         if abs(gap) < RIVAL_MARGIN or frozenset((a, b)) in claimed:
             continue

@@ -1,7 +1,7 @@
-"""Rival answers captured together are ordered by outcomes once their records differ by two,
-whatever the question's words favour; one outcome (which may be mistaken) never reorders them,
-and a correction captured later keeps its own rule. Real repositories, the real embedded model,
-the real ledger."""
+"""Rival answers captured together are ordered by outcomes once both are judged and their
+records differ by two, whatever the question's words favour; one outcome (which may be
+mistaken) never reorders them, and a correction captured later keeps its own rule. Real
+repositories, the real embedded model, the real ledger."""
 
 from __future__ import annotations
 
@@ -50,15 +50,15 @@ def _captured_together(repo: Path) -> tuple[MemorySystem, list[tuple[str, str, s
     return system, found
 
 
-def test_two_confirmations_put_the_right_rival_above_the_one_the_words_favour(
+def test_outcomes_that_lead_by_two_put_the_right_rival_above_the_one_the_words_favour(
     repo: Path,
 ) -> None:
     system, found = _captured_together(repo)
     for question, _, wrong in found:
         assert _top(system, question) == wrong  # relevance alone favours the wrong one
-    for _, right, _ in found:
-        for _ in range(2):
-            arun(system.outcome([right], 1.0, source="test"))
+    for _, right, wrong in found:
+        arun(system.outcome([right], 1.0, source="test"))
+        arun(system.outcome([wrong], 0.0, source="test"))
     for question, right, _ in found:
         assert _top(system, question) == right
     arun(system.close())
@@ -66,8 +66,21 @@ def test_two_confirmations_put_the_right_rival_above_the_one_the_words_favour(
 
 def test_one_outcome_never_reorders_rivals(repo: Path) -> None:
     system, found = _captured_together(repo)
-    for _, right, _ in found:
+    for _, right, wrong in found:
         arun(system.outcome([right], 1.0, source="test"))
+        arun(system.outcome([wrong], 1.0, source="test"))
+        arun(system.outcome([right], 1.0, source="test"))
+    for question, _, wrong in found:
+        assert _top(system, question) == wrong
+    arun(system.close())
+
+
+def test_a_rival_nobody_judged_keeps_its_place(repo: Path) -> None:
+    """It may be news nobody has seen yet: confirmations of the other do not pass it."""
+    system, found = _captured_together(repo)
+    for _, right, _ in found:
+        for _ in range(3):
+            arun(system.outcome([right], 1.0, source="test"))
     for question, _, wrong in found:
         assert _top(system, question) == wrong
     arun(system.close())
