@@ -110,7 +110,7 @@ def order(
     placed = truth.place_revisions(ids, list(composite), states, pairs)
     score = placed.scores
     above = list(placed.above)
-    rival = rivals.over_rivals(rows, states, placed.standing, placed.above)
+    rival = rivals.over_rivals(rows, states, placed.standing, placed.above, score, 4 * k)
     if rival:
         score, rival = rivals.placed(score, rival)
         above += rival

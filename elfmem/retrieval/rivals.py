@@ -54,12 +54,18 @@ def over_rivals(
     states: Sequence[BlockState],
     standing: Mapping[int, BlockState],
     taken: Sequence[tuple[int, int]] = (),
+    scores: Sequence[float] = (),
+    depth: int = 0,
 ) -> list[tuple[int, int]]:
     """(better, worse) index pairs of rivals whose records differ by ``RIVAL_MARGIN`` or more.
 
     ``standing`` holds the evidence that still counts for a block a correction claims to revise
-    (``truth.Placement.standing``); pairs a revision ordered (``taken``) are left alone."""
+    (``truth.Placement.standing``); pairs a revision ordered (``taken``) are left alone. With
+    ``scores`` and ``depth``, only the ``depth`` best-scored candidates are compared: an order
+    below them is never shown, and a memory where most blocks have outcomes has many."""
     judged = {i for i, st in enumerate(states) if st.confirmed > 0 or st.refuted > 0}
+    if depth and len(judged) > depth:
+        judged = set(sorted(judged, key=lambda i: -scores[i])[:depth])
     if len(judged) < 2:
         return []
     claimed = {frozenset(p) for p in taken}
