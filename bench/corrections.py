@@ -14,6 +14,7 @@ subjects with a neutral note whose right block, confirmed 3 times or more, is to
 adaptivity report (duplicates, distinct facts archived, wrong corrections).
 
     python bench/corrections.py [--split report|tune] [--seeds 10-29] [--rounds 12] [--jobs 2]
+        [--link learned|declared]
     python bench/corrections.py --quick          # 2 report seeds, 8 rounds (about a minute)
 """
 
@@ -33,8 +34,9 @@ import correctiongen  # noqa: E402
 from adaptivity_report import CorpusResult, report  # noqa: E402
 
 
-def _one(args: tuple[int, int, int, str]) -> CorpusResult:
-    seed, rounds, correct_at, split = args
+def _one(args: tuple[int, int, int, str, str]) -> CorpusResult:
+    seed, rounds, correct_at, split, link = args
+    adaptivity.LINK = link
     return adaptivity._one((seed, (), rounds, correct_at, f"corrections:{split}"))
 
 
@@ -65,6 +67,24 @@ def from_round(results: list[CorpusResult], first: int) -> None:
     )
 
 
+def per_seed(results: list[CorpusResult], first: int) -> None:
+    """Every target that is read per seed, one line each."""
+    print(
+        f"{'seed':>4} {'right corrections top 1':>24} {f'worst from round {first}':>20}"
+        f" {'wrong: negatives to fall':>25} {'older top 1 again':>18}"
+    )
+    for c in results:
+        tops = [top for _, _, top in c.correction_rounds]
+        wrong = c.wrong_correction_negatives
+        fell = f"max {max(wrong)} of {len(wrong)}" if wrong else "–"
+        fell += f", never {c.wrong_never_back}" if c.wrong_never_back else ""
+        back = list(c.older_top1_rounds.values())
+        print(
+            f"{c.seed:>4} {_share(tops):>24} {min(c.wins[first - 1 :]):>20.1%} {fell:>25}"
+            f" {f'max {max(back)} of {len(back)}' if back else '–':>18}"
+        )
+
+
 def notes(results: list[CorpusResult]) -> None:
     rows = [(c.seed, name, top) for c in results for name, _, top in c.noted]
     if not rows:
@@ -92,17 +112,25 @@ def main() -> None:
     ap.add_argument("--correct-at", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="2 seeds of the split, 8 rounds")
+    ap.add_argument(
+        "--link",
+        choices=("learned", "declared"),
+        default="learned",
+        help="corrections recognised by dream, or captured with `supersedes` naming the old block",
+    )
     args = ap.parse_args()
     lo = min(correctiongen.TUNE_SEEDS if args.split == "tune" else correctiongen.REPORT_SEEDS)
     default = f"{lo}-{lo + 1}" if args.quick else f"{lo}-{lo + (9 if args.split == 'tune' else 19)}"
     rounds = 8 if args.quick else args.rounds
     seeds = adaptivity._seeds(args.seeds or default)
-    work = [(seed, rounds, args.correct_at, args.split) for seed in seeds]
+    work = [(seed, rounds, args.correct_at, args.split, args.link) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
-    print(f"split {args.split}: {len(correctiongen.template_set(args.split))} templates")
+    n = len(correctiongen.template_set(args.split))
+    print(f"split {args.split}: {n} templates; corrections' links {args.link}")
     per_kind(results)
     from_round(results, 3)
+    per_seed(results, 3)
     notes(results)
     print()
     report(results, rounds)

@@ -168,8 +168,25 @@ def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
         if k in _STOP or k in _CUES or k in lx.ARTICLES or k == _KEPT_ARTICLE:
             continue
         nxt = ts[i + 1] if i + 1 < len(ts) else None
-        words.append(_Word(k, _stem(k), _family(t, nxt), i, clause_of[i]))
+        family = _family(t, nxt)
+        if family == "state" and not _predicative(tuple(ts[i + 1 : i + 3])):
+            family = "word"
+        words.append(_Word(k, _stem(k), family, i, clause_of[i]))
     return tuple(ts), tuple(words), negations
+
+
+def _predicative(following: tuple[Token, ...]) -> bool:
+    """A state word states a value unless it describes the noun after it ("retries a [failed]
+    request") or is a passive verb with its agent ("[approved] by Marco Rossi")."""
+    if not following:
+        return True
+    nxt = following[0].key
+    if nxt == "by":
+        after = following[1:]
+        return not after or not (after[0].key == _KEPT_ARTICLE or after[0].text[:1].isupper())
+    plain = nxt.isalpha() and following[0].text.islower()
+    left_out = nxt in _STOP or nxt in _CUES or nxt in lx.NEGATIONS or nxt == _KEPT_ARTICLE
+    return not plain or left_out
 
 
 def content_words(text: str) -> tuple[tuple[str, str], ...]:
@@ -248,13 +265,28 @@ def _value_place(
         return None  # more than one stretch: another attribute, or another subject too
     after = was[where[-1] + 1 :]
     ends = not after and {w.family for w in removed} <= {"measure", "path", "state"}
-    if where[0] < (1 if ends else 2) or len(after) > 2:
+    lead = 1 if ends or _verb_between(old_tokens, was, where[0]) else 2
+    if where[0] < lead or len(after) > 2:
         return None  # a value follows the subject: "[Alice Chen] owns …" names the subject
     if any(t.key in _VERB_AFTER for t in old_tokens[removed[-1].at + 1 :]):
         return None  # "the [orders] table has 12 columns": the stretch is the subject
     if _narrates(old_tokens[: removed[0].at]):
         return None  # "I went sailing in [Brittany]": another trip, not a correction
     return after
+
+
+_LINKING = _VERB_AFTER | frozenset(
+    "runs run lives live sits sit resides located hosted deployed takes".split()
+)
+"""Verbs left out of what is compared that join a subject to its value."""
+
+
+def _verb_between(ts: tuple[Token, ...], was: tuple[_Word, ...], at: int) -> bool:
+    """A verb left out of the comparison stands between the content word before ``was[at]``
+    and it: "the [builder_7] runs [4] replicas" has a one-word subject and a value."""
+    if at < 1:
+        return False
+    return any(t.key in _LINKING for t in ts[was[at - 1].at + 1 : was[at].at])
 
 
 def _former_value_named(

@@ -6,7 +6,8 @@ which appear only when fewer than k others bear on the query. A block that a hol
 supersedes stays in the relevant tier, below its correction and marked. Once a correction is
 claimed, the older block's confirmations from before it stop counting, whether or not the
 correction holds, and its refutations do not (``truth.superseded_standing``), until outcomes
-refute the correction (``truth.claim_refuted``). ``truth`` says
+refute the correction (``truth.claim_refuted``). Two rival answers captured together are
+ordered by outcomes once their records differ by two (``rivals``). ``truth`` says
 how a score is made and which correction holds; this module only orders.
 """
 
@@ -21,7 +22,7 @@ import numpy.typing as npt
 
 from elfmem.index.passagevecs import is_long
 from elfmem.index.queries import BlockRow
-from elfmem.retrieval import confirmed, mmr, signals, truth
+from elfmem.retrieval import confirmed, mmr, rivals, signals, truth
 from elfmem.retrieval.state import BlockState
 
 TWIN_COSINE = 0.90
@@ -109,6 +110,10 @@ def order(
     placed = truth.place_revisions(ids, list(composite), states, pairs)
     score = placed.scores
     above = list(placed.above)
+    rival = rivals.over_rivals(rows, states, placed.standing, placed.above, score, 4 * k)
+    if rival:
+        score, rival = rivals.placed(score, rival)
+        above += rival
     if relevance is not None:
         over = confirmed.over_notes(rows, relevance, states, placed.above)
         score, over = confirmed.lifted(score, over)

@@ -10,8 +10,8 @@ the search team") sits well below the sentence it corrects.
 
 "Newer" is ``when:`` where both blocks have one, else ``created``, then the ``birth`` stamp in
 the ledger for two captured in the same second by different commits. Two blocks of one batch
-(one commit), or with the same ``when:``, are a tie, and a tie is never a revision: their order
-inside a batch says nothing about which is right.
+(one commit, even when its capture crossed a second), or with the same ``when:``, are a tie, and
+a tie is never a revision: their order inside a batch says nothing about which is right.
 """
 
 from __future__ import annotations
@@ -42,10 +42,12 @@ def order_in_time(a: Block, b: Block, birth: Birth = _no_birth) -> tuple[Block, 
         if wa.startswith(wb) or wb.startswith(wa):
             return None
         return (a, b) if wa < wb else (b, a)
+    (ca, ta), (cb, tb) = birth(a.id), birth(b.id)
+    if ca and ca == cb:
+        return None  # one commit is one batch, whichever second each block was stamped in
     if a.created != b.created:
         return (a, b) if a.created < b.created else (b, a)
-    (ca, ta), (cb, tb) = birth(a.id), birth(b.id)
-    if not ca or not cb or ca == cb or not ta or not tb or ta == tb:
+    if not ca or not cb or not ta or not tb or ta == tb:
         return None
     return (a, b) if ta < tb else (b, a)
 
@@ -56,9 +58,8 @@ def revision_of(
     """(newer, older) when the newer block is a candidate revision of the older, else None."""
     if cosine < cuts.scaled(RESTATED):
         return None
-    if a.created == b.created and not (a.when and b.when):  # the text first: births cost a read
-        if not (corrects(a.content, b.content) or corrects(b.content, a.content)):
-            return None
+    if not (corrects(a.content, b.content) or corrects(b.content, a.content)):
+        return None  # the text first: births cost a read
     ordered = order_in_time(a, b, birth)
     if ordered is None:
         return None

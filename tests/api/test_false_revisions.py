@@ -8,7 +8,10 @@ cosines, on a seeded generator of 600 pairs, each newer than the other by a day:
 - two subjects and two values ("the timeout of A is 30 s" against "the timeout of B is 60 s");
 - one subject, two attributes (a service's timeout and its owner), bare or worded;
 - a fact and a note on its subject and attribute that answers nothing ("A review of the owner
-  of the billing service is planned").
+  of the billing service is planned");
+- two subjects of one word whose value follows a verb left out of the comparison ("The
+  builder_7 runs 4 replicas" against "The watcher_3 runs 4 replicas"), with the same or
+  another value.
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ SHAPES = (
     ("service", "certificate", "The certificate of the {s} expires on {date}"),
     ("service", "cache", "The {s} keeps its cache for 12 {unit}"),
     ("service", "alerts", "Alerts for the {s} go to the {chan} channel"),
+    ("service", "retries", "The {s} retries a failed request {num} times"),
+    ("service", "approval", "Releases of the {s} are approved by {person}"),
     ("table", "columns", "The {s} table has {num} columns"),
     ("table", "partition", "The {s} table is partitioned by {col}"),
     ("table", "owner", "The {s} table is owned by the {team} team"),
@@ -84,6 +89,15 @@ SHAPES = (
     ("path", "edit", "Edit {s} to change the log level of the {db} service"),
 )
 SUBJECTS = {"service": SERVICES, "table": TABLES, "person": PEOPLE, "path": PATHS}
+ONE_WORD = "ingest_q7 export_worker2 builder_7 watcher_3 sweeper_drift2 crawler_quartz2".split()
+"""Subjects of one content word, whose value follows a verb the comparison leaves out."""
+ONE_WORD_SHAPES = (
+    "The {s} runs {num} replicas",
+    "The {s} runs in region {region}",
+    "The {s} runs on Python {ver}",
+    "The {s} lives in the {db} database",
+    "The {s} is {state}",
+)
 WORDS = (
     "Since the March upgrade, {}",
     "{} now",
@@ -119,6 +133,16 @@ def _worded(rng: random.Random, text: str) -> str:
     return frame.format(text)
 
 
+FAMILIES = (
+    "subject",
+    "subject, worded",
+    "subject and value",
+    "attribute",
+    "note",
+    "one-word subject",
+)
+
+
 def pairs(seed: int = 30) -> Iterator[tuple[str, str, str]]:
     """(family, older text, newer text): 600 pairs, none a correction of the other."""
     rng = random.Random(seed)
@@ -126,8 +150,14 @@ def pairs(seed: int = 30) -> Iterator[tuple[str, str, str]]:
         kind, attr, shape = rng.choice(SHAPES)
         s1, s2 = rng.sample(SUBJECTS[kind], 2)
         v1, v2 = rng.sample(VALUES[_slot(shape)], 2)
-        family = ("subject", "subject, worded", "subject and value", "attribute", "note")[n % 5]
-        if family == "subject":
+        family = FAMILIES[n % len(FAMILIES)]
+        if family == "one-word subject":
+            shape = rng.choice(ONE_WORD_SHAPES)
+            s1, s2 = rng.sample(ONE_WORD, 2)
+            v1, v2 = rng.sample(VALUES[_slot(shape)], 2)
+            newer = _say(shape, s2, rng.choice((v1, v2)))
+            yield family, _say(shape, s1, v1), _worded(rng, newer) if n % 4 == 1 else newer
+        elif family == "subject":
             yield family, _say(shape, s1, v1), _say(shape, s2, v1)
         elif family == "subject, worded":
             yield family, _say(shape, s1, v1), _worded(rng, _say(shape, s2, v1))
@@ -150,13 +180,7 @@ def embedder():  # type: ignore[no-untyped-def]
 def test_generated_pairs_cover_every_family() -> None:
     found = list(pairs())
     assert len(found) >= 500
-    assert {f for f, _, _ in found} == {
-        "subject",
-        "subject, worded",
-        "subject and value",
-        "attribute",
-        "note",
-    }
+    assert {f for f, _, _ in found} == set(FAMILIES)
     assert all(old != new for _, old, new in found)
 
 

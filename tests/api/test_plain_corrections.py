@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elfmem.api import MemorySystem
+from elfmem.clock import SimulatedClock
 from elfmem.rhythms.adaptive import revision_edges
 from tests.conftest import arun
 
@@ -108,6 +109,18 @@ def test_a_fact_and_its_correction_captured_in_one_batch_are_not_a_revision(
     _, old, new = TEN[0]
     ids = arun(system.remember_many([{"content": old}, {"content": new}])).created
     arun(system.dream(no_llm=True))
+    assert revision_edges(system._core.ledger, ids) == []
+    arun(system.close())
+
+
+def test_one_batch_that_crosses_a_second_is_still_a_tie(repo: Path) -> None:
+    """A slow batch stamps its blocks in different seconds; it is still one commit."""
+    clock = SimulatedClock(1767603600.0, tick=0.4)  # every read of the clock takes 0.4 s
+    system, _ = arun(MemorySystem.init(repo, name="Ada", clock=clock))
+    _, old, new = TEN[0]
+    ids = arun(system.remember_many([{"content": old}, {"content": new}])).created
+    arun(system.dream(no_llm=True))
+    assert len({b.created for b in arun(system.ls()).blocks}) > 1
     assert revision_edges(system._core.ledger, ids) == []
     arun(system.close())
 

@@ -46,6 +46,9 @@ CORRECTIONS = (
         "The database runs on instance db.r5.large",
         "The database now runs on instance db.r6g.xlarge instead",
     ),
+    # a one-word subject, the verb left out of what is compared
+    ("The builder_7 runs 4 replicas", "The builder_7 runs 6 replicas"),
+    ("The feature is enabled by default", "The feature is disabled by default"),
     # path
     ("The crawler writes to /var/log/crawler.log", "The crawler writes to /srv/logs/crawler.log"),
     ("The linter reads ~/.lintrc", "After the cleanup the linter reads ./config/lint.toml"),
@@ -81,6 +84,17 @@ NOT_CORRECTIONS = (
     (
         "The billing service is run by the infra team",
         "Dana Park now maintains the billing service; Omar Haddad moved to the search team",
+    ),
+    ("The builder_7 runs 4 replicas", "The watcher_3 runs 4 replicas"),
+    ("The timeout of billing is 30 seconds", "The timeout of search is 30 seconds"),
+    # a state word that describes a noun or is a passive verb states no value
+    (
+        "The cache of the sable cache is disabled",
+        "After the outage review the sable cache now retries a failed request 10 times",
+    ),
+    (
+        "The cache of the tidal cache is paused",
+        "Since Tomas Novak left, security reviews of the tidal cache are approved by Marco Rossi",
     ),
     # the old value named, but not as the former one
     (
@@ -126,6 +140,9 @@ def test_a_tie_is_never_a_revision() -> None:
     assert revision_of(a, b, 0.95, DEFAULT_CUTS, one_commit.__getitem__) is None
     two_commits = {"a": ("c1", "t1"), "b": ("c2", "t2")}
     assert revision_of(a, b, 0.95, DEFAULT_CUTS, two_commits.__getitem__) == (b, a)
+    later = _block("b", NEW, DAY2)  # one batch whose capture crossed a second
+    assert revision_of(a, later, 0.95, DEFAULT_CUTS, one_commit.__getitem__) is None
+    assert revision_of(a, later, 0.95, DEFAULT_CUTS, two_commits.__getitem__) == (later, a)
     same_when = _block("a", OLD, DAY1, "2026-05"), _block("b", NEW, DAY2, "2026-05-14")
     assert order_in_time(*same_when) is None
 
