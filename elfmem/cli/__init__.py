@@ -5,6 +5,7 @@ Each command is one call to ``MemorySystem`` and one render of its result.
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import click
@@ -13,7 +14,35 @@ from elfmem import __version__
 from elfmem.cli.contract import ElfmemGroup
 
 
-@click.group(cls=ElfmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(ElfmemGroup):
+    """The root group: knows every command's name, imports a command's module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            self._load(COMMAND_MODULES[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def load_all(self) -> None:
+        """Every command, in the table's order, for what walks ``commands`` (the reference)."""
+        for module_name in dict.fromkeys(COMMAND_MODULES.values()):
+            if any(n not in self.commands for n, m in COMMAND_MODULES.items() if m == module_name):
+                self._load(module_name)
+        order = {name: i for i, name in enumerate(COMMAND_MODULES)}
+        self.commands = dict(sorted(self.commands.items(), key=lambda kv: order[kv[0]]))
+
+    def _load(self, module_name: str) -> None:
+        """Import one command module and add its commands (``--wait`` on those that commit)."""
+        module = importlib.import_module(f"elfmem.cli.{module_name}")
+        for command in module.COMMANDS:
+            if command.name in WRITING:
+                _add_wait(command)
+            self.add_command(command)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="elfmem")
 @click.option(
     "-C",
@@ -34,52 +63,31 @@ def cli(ctx: click.Context, path: str | None, debug: bool) -> None:
     ctx.obj["path"] = path
 
 
-def _register() -> None:
-    from elfmem.cli import (
-        adaptive,
-        archive,
-        capture,
-        demo,
-        exchange,
-        guide,
-        hooks,
-        index,
-        inspect,
-        merging,
-        mind,
-        peer,
-        recall,
-        review,
-        serve,
-        setup,
-        sharing,
-        visualise,
-    )
-
-    for module in (
-        setup,
-        capture,
-        inspect,
-        recall,
-        adaptive,
-        index,
-        visualise,
-        serve,
-        hooks,
-        sharing,
-        guide,
-        review,
-        mind,
-        peer,
-        exchange,
-        demo,
-        merging,
-        archive,
-    ):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-    for name in WRITING:
-        _add_wait(cli.commands[name])
+COMMAND_MODULES: dict[str, str] = {
+    **dict.fromkeys(("init", "templates"), "setup"),
+    **dict.fromkeys(("remember", "edit", "forget", "undo"), "capture"),
+    **dict.fromkeys(("ls", "inbox", "show", "history", "ledger", "log"), "inspect"),
+    **dict.fromkeys(("recall", "frame", "dream"), "recall"),
+    **dict.fromkeys(
+        ("outcome", "connect", "disconnect", "curate", "status", "migrate-embeddings"), "adaptive"
+    ),
+    **dict.fromkeys(("index", "doctor"), "index"),
+    "visualise": "visualise",
+    "serve": "serve",
+    **dict.fromkeys(("hooks", "hook"), "hooks"),
+    **dict.fromkeys(("sync", "mode"), "sharing"),
+    **dict.fromkeys(("guide", "agent-docs", "cli-docs"), "guide"),
+    "review": "review",
+    "mind": "mind",
+    "peer": "peer",
+    **dict.fromkeys(("export", "import"), "exchange"),
+    "demo": "demo",
+    "merge-driver": "merging",
+    **dict.fromkeys(("backup", "restore", "rescue", "migrate", "import-upstream"), "archive"),
+}
+"""The module under ``elfmem/cli/`` that defines each command. A command's module is imported
+when the command is looked up, so ``elfmem remember`` loads the capture commands and not the
+other seventeen modules (``--help`` looks every command up, and loads them all)."""
 
 
 WRITING = (
@@ -112,9 +120,6 @@ def _add_wait(command: click.Command) -> None:
             help="Wait at most this long for another elfmem writer (default 10; 0: fail at once).",
         )
     )
-
-
-_register()
 
 
 def main() -> None:

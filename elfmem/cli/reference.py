@@ -103,6 +103,9 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
 
 def commands(group: click.Group) -> Iterator[tuple[str, click.Command]]:
     """Every visible command as (path below ``elfmem``, command), subgroups and their children."""
+    load_all = getattr(group, "load_all", None)
+    if load_all is not None:  # the root group imports its command modules on first use
+        load_all()
     for name, command in group.commands.items():
         if command.hidden:
             continue

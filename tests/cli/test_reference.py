@@ -53,6 +53,7 @@ def test_every_visible_command_has_a_section_and_hidden_ones_do_not() -> None:
 
 
 def test_a_json_command_without_a_declared_shape_fails_rendering() -> None:
+    cli.load_all()
     group = click.Group("elfmem", commands=dict(cli.commands))
 
     @group.command()
@@ -66,6 +67,7 @@ def test_a_json_command_without_a_declared_shape_fails_rendering() -> None:
 
 
 def test_a_shape_for_a_command_that_is_gone_fails_rendering() -> None:
+    cli.load_all()
     group = click.Group("elfmem", commands={n: c for n, c in cli.commands.items() if n != "ls"})
     with pytest.raises(ElfmemError, match="do not exist: ls"):
         render_reference(group)

@@ -8,6 +8,7 @@ embedding runtime, the MCP SDK, an LLM client, nor the layers of recall, dream a
 
 from __future__ import annotations
 
+import importlib
 import json
 import signal
 import subprocess
@@ -168,3 +169,22 @@ def test_the_installed_post_checkout_hook_starts_no_python_for_a_checkout_of_fil
         "b" * 40,
         "1",
     ]
+
+
+def test_the_command_table_names_every_command_where_its_module_defines_it() -> None:
+    from elfmem.cli import COMMAND_MODULES
+
+    defined = {}
+    for module_name in set(COMMAND_MODULES.values()):
+        module = importlib.import_module(f"elfmem.cli.{module_name}")
+        defined.update({command.name: module_name for command in module.COMMANDS})
+    assert defined == COMMAND_MODULES
+
+
+def test_a_command_loads_its_own_command_module_and_no_other(repo: Path) -> None:
+    assert _loaded_by("-C", str(repo), "init", "--name", "Ada")
+    loaded = _loaded_by("-C", str(repo), "remember", "The pool holds 20 connections")
+    from elfmem.cli import COMMAND_MODULES
+
+    modules = {f"elfmem.cli.{m}" for m in COMMAND_MODULES.values()}
+    assert sorted(modules & loaded) == ["elfmem.cli.capture"]
