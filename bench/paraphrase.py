@@ -64,17 +64,6 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-words": SearchSettings(coverage_min=1.01),
     "no-words-no-mmr": SearchSettings(coverage_min=1.01, use_mmr=False),
     "no-words-plain": SearchSettings(coverage_min=1.01, use_mmr=False, dense_feedback=0.0),
-    # trials of this commit's knobs (docs/decisions/0017-paraphrase-stages.md)
-    "mmr-anchor": SearchSettings(mmr_floor=None),
-    "dense-ranks": SearchSettings(dense_ranks=True),
-    **{f"lead-{x:g}": SearchSettings(lexical_lead=x, dense_ranks=True) for x in (0.45, 0.6)},
-    "fb-whole": SearchSettings(feedback_whole=True),
-    "fb-whole-anchor": SearchSettings(feedback_whole=True, mmr_floor=None),
-    **{f"fb-list-{x:g}": SearchSettings(feedback_list=x) for x in (0.5, 1.0, 2.0)},
-    **{
-        f"fb-split-{x:g}": SearchSettings(feedback_list=x, feedback_split=True)
-        for x in (0.5, 1.0, 2.0)
-    },
 }
 Ranked = Callable[[str], list[str]]
 

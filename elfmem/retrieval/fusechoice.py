@@ -60,8 +60,6 @@ def similarity(
     late: Late | None = None,
     late_share: float = 0.0,
     lexical_scale: Mapping[str, float] | None = None,
-    dense_ranks: bool = False,
-    extra: tuple[Mapping[str, float], float, bool] | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate (``fusion.query_similarity``) by the chosen fusion.
 
@@ -81,14 +79,7 @@ def similarity(
     k, weights = rrf
     if fuse_by == "rrf":
         return fusion.query_similarity(
-            candidates,
-            ranking,
-            dense,
-            k,
-            list(weights),
-            lexical_scale=lexical_scale,
-            dense_ranks=dense_ranks,
-            extra=extra,
+            candidates, ranking, dense, k, list(weights), lexical_scale=lexical_scale
         )
     if idf == "smooth" and query and ranking:
         lexical = smoothed_lexical(term_hits(db, query, list(candidates), field_weights))

@@ -174,8 +174,6 @@ def query_similarity(
     late: Mapping[str, float] | None = None,
     late_share: float = 0.0,
     lexical_scale: Mapping[str, float] | None = None,
-    dense_ranks: bool = False,
-    extra: tuple[Mapping[str, float], float, bool] | None = None,
 ) -> dict[str, float]:
     """The similarity signal per candidate, in three regimes.
 
@@ -192,26 +190,9 @@ def query_similarity(
         )
     elif lexical:
         dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
-        if extra is not None:
-            moved, share, split = extra
-            w = list(weights or (1.0, 1.0))
-            first = w[1] / (1 + share) if split else w[1]
-            second = w[1] * share / (1 + share) if split else w[1] * share
-            fused = normalise_top(
-                rrf(
-                    [lexical, dense_ranking, sorted(moved, key=lambda d: -moved[d])],
-                    k=k,
-                    weights=[w[0], first, second],
-                    scales=[lexical_scale, None, None],
-                )
-            )
-        else:
-            fused = normalise_top(
-                rrf([lexical, dense_ranking], k=k, weights=weights, scales=[lexical_scale, None])
-            )
-    elif dense_ranks:
-        dense_ranking = sorted(dense, key=lambda doc_id: -dense[doc_id])
-        fused = normalise_top(rrf([dense_ranking], k=k))
+        fused = normalise_top(
+            rrf([lexical, dense_ranking], k=k, weights=weights, scales=[lexical_scale, None])
+        )
     else:
         fused = {doc_id: float(cosine) for doc_id, cosine in dense.items()}
     return {doc_id: fused.get(doc_id, 0.0) for doc_id in candidates}

@@ -68,7 +68,6 @@ class _Pool:
     """The vector ``dense`` was scored with (the query, or the feedback search's moved one)."""
     late: Late | None = None
     """Late-interaction scores for score fusion, kept per block for this recall."""
-    moved: dict[str, float] | None = None
 
     def add(self, ids: Iterable[str], how: str) -> None:
         for block_id in ids:
@@ -139,8 +138,6 @@ def _cover(db: IndexDB, query: str, pool: _Pool, s: SearchSettings) -> None:
     shares = coverage.coverage(term_hits(db, query, list(pool.lexical_scores), s.field_weights))
     if s.coverage_min > 0:
         pool.lexical_scores = coverage.covered(pool.lexical_scores, shares, s.coverage_min)
-    if s.lexical_lead > 0 and max(shares.values(), default=0.0) < s.lexical_lead:
-        pool.lexical_scores = {}
     if s.coverage_power > 0:
         pool.lexical_scale = coverage.weights(
             {b: shares.get(b, 0.0) for b in pool.lexical_scores},
@@ -182,8 +179,6 @@ def _fuse(db: IndexDB, pool: _Pool, query: str, s: SearchSettings) -> dict[str, 
         late=late,
         late_share=s.late_share,
         lexical_scale=pool.lexical_scale,
-        dense_ranks=s.dense_ranks,
-        extra=None if pool.moved is None else (pool.moved, s.feedback_list, s.feedback_split),
     )
 
 
@@ -210,27 +205,16 @@ def _feedback(
         moved.append(vec)
         return _dense(db, vec, f, s)
 
-    best = _standing_best(db, sorted(sims, key=lambda b: -sims[b]), states, s.dense_feedback_depth)
-    if s.feedback_whole and pool.lexical_scale is not None:
-        best = [
-            b for b in best if b in pool.lexical_scores and pool.lexical_scale.get(b, 1.0) >= 1.0
-        ]
-        if not best:
-            return sims
     found = dense_query.second_search(
         pool.query_vec,
         pool.dense,
-        best,
+        _standing_best(db, sorted(sims, key=lambda b: -sims[b]), states, s.dense_feedback_depth),
         s.dense_feedback,
         vector_store(db).vectors_for,
         search,
     )
     if found is None:
         return sims
-    if s.feedback_list > 0 and pool.lexical_scores:
-        pool.moved = found
-        pool.add(found, "search")
-        return _fuse(db, pool, query, s)
     pool.dense = found
     pool.dense_vec = moved[-1] if moved else pool.dense_vec
     pool.add(pool.dense, "search")
@@ -374,7 +358,6 @@ def run_frame(
         lam=s.mmr_lambda,
         twin=ranking.TWIN_COSINE if s.twin_cosine is None else s.twin_cosine,
         relevance=list(rel) if searched else None,
-        mmr_floor=s.mmr_floor or 0.0,
     )
     ranked = [
         answer.scored(rows[r.index], raw, st[r.index], r, pool.via[rows[r.index].id]) for r in final

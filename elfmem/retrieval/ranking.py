@@ -102,7 +102,6 @@ def order(
     lam: float = mmr.MMR_LAMBDA,
     twin: float = TWIN_COSINE,
     relevance: Sequence[float] | None = None,
-    mmr_floor: float = 0.0,
 ) -> list[Ranked]:
     """The top ``k`` in final order, guaranteed blocks always included; ``twin`` is the model's
     near-twin cosine. With ``relevance``, a confirmed block stands above an unjudged note on its
@@ -140,7 +139,7 @@ def order(
     contested = {i for i in relevant if truth.is_contested(stale[i])}
     standing = [i for i in relevant if i not in contested]
     winners = placed.winners
-    picks = _diverse(rows, standing, score, room, vectors, use_mmr, lam, winners, twin, mmr_floor)
+    picks = _diverse(rows, standing, score, room, vectors, use_mmr, lam, winners, twin)
     picks = winners_first(picks, above, set(standing))
     if contested:
         unrefuted = {i for i in standing if truth.is_unrefuted(stale[i])}
@@ -227,7 +226,6 @@ def _diverse(
     lam: float,
     winners: set[int],
     twin: float = TWIN_COSINE,
-    floor: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(row index, gain) for the top ``k`` of ``candidates``: MMR over the best few."""
     by_score = sorted(candidates, key=lambda i: (-score[i], rows[i].id))
@@ -249,8 +247,7 @@ def _diverse(
             exempt[x, :] |= sims[x, :] >= twin
     long = np.array([is_long(rows[i].content) for i in head], dtype=bool)
     exempt |= np.outer(long, long)  # long pairs: see the note above Vectors
-    penalty = np.maximum(sims - floor, 0.0) if floor > 0 else sims
-    picked = mmr.mmr_ranked([score[i] for i in head], penalty, k, lam, exempt)
+    picked = mmr.mmr_ranked([score[i] for i in head], sims, k, lam, exempt)
     return [(head[x], gain) for x, gain in picked]
 
 

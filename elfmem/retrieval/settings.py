@@ -69,18 +69,6 @@ class SearchSettings:
     the embedder exposes its tokens (the embedded static model)."""
     use_mmr: bool = True
     mmr_lambda: float = mmr.MMR_LAMBDA
-    feedback_list: float = 0.0
-    """EXPERIMENT: the feedback search's ranking as a third list of this weight (× dense's)."""
-    feedback_split: bool = False
-    """EXPERIMENT: split the dense weight between the first and the feedback ranking."""
-    feedback_whole: bool = False
-    """EXPERIMENT: feedback only toward a top block that is a whole lexical hit."""
-    lexical_lead: float = 0.0
-    """EXPERIMENT: the lexical arm takes part only if some hit covers this much."""
-    dense_ranks: bool = False
-    """EXPERIMENT: with no lexical hit, relevance is rank-shaped like rank fusion's."""
-    mmr_floor: float | None = 0.0
-    """EXPERIMENT: similarity below this costs nothing in MMR; None: the model's anchor."""
     expand_from: int = 10
     """How many top seeds pull their 1-hop neighbours into the pool."""
     field_weights: FieldWeights = field(default_factory=FieldWeights)
@@ -109,5 +97,4 @@ def calibrated_settings(s: SearchSettings | None, cuts: Cuts) -> SearchSettings:
     s = s or SearchSettings()
     floor = cuts.scaled(DENSE_FLOOR) if s.dense_floor is None else s.dense_floor
     twin = cuts.lookalike if s.twin_cosine is None else s.twin_cosine
-    mfloor = cuts.unrelated if s.mmr_floor is None else s.mmr_floor
-    return replace(s, dense_floor=floor, twin_cosine=twin, mmr_floor=mfloor)
+    return replace(s, dense_floor=floor, twin_cosine=twin)
