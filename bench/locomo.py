@@ -92,6 +92,7 @@ VARIANTS: dict[str, SearchSettings] = {
     "seeds-100": SearchSettings(seeds=100),
     "cue-1": SearchSettings(field_weights=FieldWeights(cue=1.0)),
     "no-feedback": SearchSettings(dense_feedback=0.0),
+    "no-contiguity": SearchSettings(contiguity=0.0),
     "before-feedback": SearchSettings(dense_feedback=0.0, field_weights=FieldWeights(cue=1.0)),
     "ctg-0.5": SearchSettings(contiguity=0.5),
     "ctg-0.7": SearchSettings(contiguity=0.7),

@@ -57,6 +57,13 @@ VARIANTS: dict[str, SearchSettings] = {
     "no-contiguity": SearchSettings(contiguity=0.0),
     "plain": SearchSettings(use_mmr=False, contiguity=0.0),
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
+    **{f"feedback-{x:g}": SearchSettings(dense_feedback=x) for x in (0.1, 0.2, 0.45, 0.6)},
+    "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
+    "seeds-100": SearchSettings(seeds=100),
+    # no word match takes part (every hit under the coverage floor): the dense arm and the stages
+    "no-words": SearchSettings(coverage_min=1.01),
+    "no-words-no-mmr": SearchSettings(coverage_min=1.01, use_mmr=False),
+    "no-words-plain": SearchSettings(coverage_min=1.01, use_mmr=False, dense_feedback=0.0),
 }
 Ranked = Callable[[str], list[str]]
 
