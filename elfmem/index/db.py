@@ -28,7 +28,7 @@ _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
 _TABLES = frozenset(
     {"meta", "files", "blocks", "tags", "relations", "fts", "vectors", "shadowed"}
-    | {"edges", "ledger_state"}
+    | {"edges", "ledger_state", "staged_pairs"}
 )
 
 
