@@ -81,6 +81,12 @@ class IndexDB:
             side.close()
         self._sides.clear()
 
+    @property
+    def written(self) -> bool:
+        """True once this process changed a row of a file index: its first write and the
+        checkpoint at close each wait for the disk, and later writes add no such wait."""
+        return self.path is not None and self.conn.total_changes > 0
+
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 

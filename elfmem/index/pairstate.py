@@ -21,6 +21,11 @@ TIP_KEY = "staged_pairs_tip"
 """meta key: the notes commit the rows were counted at ("" = no notes ref yet)."""
 
 
+def stored_tip(db: IndexDB) -> str | None:
+    """The notes commit the rows belong to; None if they were never counted."""
+    return keyed_tip(db.conn, TIP_KEY)
+
+
 def read(db: IndexDB) -> tuple[str | None, dict[str, int]]:
     """The notes commit the rows belong to (None: never counted) and anchor → pairs staged."""
     with db.reading() as conn:

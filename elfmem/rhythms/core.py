@@ -27,6 +27,7 @@ from elfmem.index import (
 )
 from elfmem.index.embedding import backlog, reembeds_itself
 from elfmem.progress import Progress, silent
+from elfmem.rhythms import staging
 from elfmem.rhythms.adaptive import LedgerView
 from elfmem.store import Store, WriteResult, anchor_for_block
 from elfmem.store.ledger import encode, make_event
@@ -297,6 +298,8 @@ class Core:
         if self._deferred is not None:
             self._apply_deferred(self._index())
         if self._db is not None:
+            if self._db.written:  # the next write costs no sync to disk: see rhythms/staging.py
+                staging.keep_up(self.store.ledger, self._db)
             self._db.close()
             self._db = None
         self.store.close()

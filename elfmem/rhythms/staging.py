@@ -3,9 +3,14 @@
 A pair returned together is staged on both blocks' notes (rhythms/recall.py) and becomes an edge
 once that has happened in ``CO_RETRIEVAL_SESSIONS`` sessions. Each note's count of staged pairs
 is a pure function of its text, so the index keeps it by notes commit (index/pairstate.py) and
-moves it along by the notes-tree diff from the commit it was counted at: a status after a recall
-folds the few notes the recall changed, and one on an unchanged ledger folds none. Notes with
-spooled events are folded with them on top, as every reader of the ledger does.
+moves it along by the notes-tree diff from the commit it was counted at. Notes with spooled
+events are folded with them on top, as every reader of the ledger does.
+
+Writing to the index costs a process two syncs to disk (the first write and the checkpoint at
+close), more than folding a few notes. So ``status`` folds the notes changed since the rows'
+commit without saving them, unless there were many; and a process that wrote the index anyway
+moves both copies of the ledger folds (these rows and index/ledgerstate.py's) to the notes tip
+as it closes (``keep_up``), so the next process, a status in particular, finds them current.
 """
 
 from __future__ import annotations
@@ -14,14 +19,16 @@ from collections.abc import Iterable
 
 import pygit2
 
-from elfmem.index import IndexDB, pairstate
-from elfmem.rhythms.adaptive import CO_RETRIEVAL_SESSIONS, LedgerView
+from elfmem.index import IndexDB, ledgerstate, pairstate
+from elfmem.rhythms.adaptive import CO_RETRIEVAL_SESSIONS, LedgerView, retrieval_numbers
 from elfmem.store.ledger import BlockState as Folded
 from elfmem.store.ledger import fold
-from elfmem.store.notes import NotesLedger, anchor_for_block
+from elfmem.store.notes import NotesLedger, anchor_for_block, clock_anchor
 
 COOCCUR = '"cooccur"'
 """A note without this text holds no co-retrieval event, so it is not decoded."""
+KEEP_UP = 64
+"""Changed notes a status folds without saving the rows, and a closing process refolds at most."""
 
 
 def staged_in(folded: Folded) -> int:
@@ -51,9 +58,9 @@ def staged_on(ledger: LedgerView, db: IndexDB, block_ids: Iterable[str]) -> int:
 def by_note(notes: NotesLedger, db: IndexDB, tip: str) -> dict[str, int]:
     """Anchor → pairs staged at notes commit ``tip`` ("" = no notes), for each note staging any.
 
-    The index's rows are moved to ``tip`` by refolding the notes changed since their commit; rows
-    never counted, or counted at a commit this repository no longer has, are counted afresh from
-    every note.
+    The index's rows are moved to ``tip`` by refolding the notes changed since their commit, and
+    saved when that was more than ``KEEP_UP`` notes; rows never counted, or counted at a commit
+    this repository no longer has, are counted afresh from every note and saved.
     """
     before, rows = pairstate.read(db)
     if before == tip:
@@ -65,9 +72,46 @@ def by_note(notes: NotesLedger, db: IndexDB, tip: str) -> dict[str, int]:
         return {a: n for a, n in counts.items() if n > 0}
     texts = notes.read_many(changed, tip) if tip and changed else {}
     counts = {a: note_pairs(texts.get(a, "")) for a in changed}
-    pairstate.advance(db, before, tip, counts)
+    if len(changed) > KEEP_UP:
+        pairstate.advance(db, before, tip, counts)
     rows.update(counts)
     return {a: n for a, n in rows.items() if n > 0}
+
+
+def keep_up(notes: NotesLedger, db: IndexDB) -> None:
+    """Move both copies of the ledger folds in the index to the notes tip, folding each changed
+    note once, when at most ``KEEP_UP`` notes changed since their commit (rows never keyed are
+    left to the readers). For a process that wrote the index: its next write costs no sync."""
+    try:
+        _keep_up(notes, db)
+    except (KeyError, ValueError, pygit2.GitError):  # a damaged ledger: the readers will say
+        return
+
+
+def _keep_up(notes: NotesLedger, db: IndexDB) -> None:
+    tip = notes.tip() or ""
+    kept = {"numbers": ledgerstate.stored_tip(db), "pairs": pairstate.stored_tip(db)}
+    changes = {k: _changed(notes, b, tip) for k, b in kept.items() if b is not None and b != tip}
+    due = {k: c for k, c in changes.items() if c is not None and len(c) <= KEEP_UP}
+    if not due:
+        return
+    anchors = set().union(*due.values()) - {clock_anchor()}  # the clock is no block's note
+    texts = notes.read_many(anchors, tip) if tip else {}
+    folds: dict[str, Folded] = {}
+
+    def folded(anchor: str) -> Folded:
+        if anchor not in folds:
+            folds[anchor] = fold((texts.get(anchor) or "").splitlines())
+        return folds[anchor]
+
+    if "numbers" in due:
+        numbers = {a: retrieval_numbers(folded(a)) for a in due["numbers"] & anchors}
+        ledgerstate.advance(db, kept["numbers"], tip, numbers)
+    if "pairs" in due:
+        pairs = {
+            a: staged_in(folded(a)) if COOCCUR in texts.get(a, "") else 0 for a in due["pairs"]
+        }
+        pairstate.advance(db, kept["pairs"], tip, pairs)
 
 
 def _changed(notes: NotesLedger, before: str | None, tip: str) -> set[str] | None:

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elfmem.api import MemorySystem
-from elfmem.index import open_memory_index, pairstate, queries
+from elfmem.index import ledgerstate, open_memory_index, pairstate, queries
 from elfmem.rhythms import staging
-from elfmem.rhythms.adaptive import LedgerView
-from elfmem.store.ledger import encode, make_event
+from elfmem.rhythms.adaptive import LedgerView, retrieval_numbers
+from elfmem.store.ledger import encode, fold, make_event
 from elfmem.store.notes import NotesLedger, anchor_for_block
 from elfmem.store.notesmerge import merge_notes
 from elfmem.store.objects import finish_fanout, objects_dir
@@ -46,9 +46,25 @@ def _recounted(system: MemorySystem) -> int:
 def _checked(system: MemorySystem) -> int:
     staged = arun(system.status()).staged_pairs
     assert staged == _recounted(system)
-    tip, _ = pairstate.read(system._core.db())
-    assert tip == (system._core.store.ledger.tip() or "")  # the rows moved with the notes
     return staged
+
+
+def _rows_current(repo: Path) -> None:
+    """Both copies of the ledger folds sit at the notes tip and match a fold of each note."""
+    system = arun(MemorySystem.from_config(repo))
+    core = system._core
+    db, notes = core.db(), core.store.ledger
+    tip = notes.tip()
+    assert tip is not None
+    assert pairstate.stored_tip(db) == tip and ledgerstate.stored_tip(db) == tip
+    every = notes.read_all(tip)
+    expected = {a: staging.note_pairs(t) for a, t in every.items()}
+    assert pairstate.read(db)[1] == {a: n for a, n in expected.items() if n > 0}
+    rows = ledgerstate.read(db, tip, every)
+    assert rows is not None and rows
+    for anchor, row in rows.items():
+        assert row == retrieval_numbers(fold(every[anchor].splitlines()))
+    arun(system.close())
 
 
 def _recall(system: MemorySystem, sessions: int = 1) -> None:
@@ -69,12 +85,17 @@ def _no_full_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(NotesLedger, "read_all", refused)
 
 
-def test_the_count_kept_in_the_index_follows_every_operation(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _memory(repo: Path) -> tuple[MemorySystem, list[str]]:
     system, _ = arun(MemorySystem.init(repo))
     ids = arun(system.remember_many([{"content": t, "cue": QUERY} for t in TEXTS])).created
     arun(system.dream(no_llm=True))
+    return system, ids
+
+
+def test_the_count_kept_in_the_index_follows_every_operation(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system, ids = _memory(repo)
     assert _checked(system) == 0  # the first status counts every note
     _no_full_count(monkeypatch)
 
@@ -99,6 +120,32 @@ def test_the_count_kept_in_the_index_follows_every_operation(
     reopened = arun(MemorySystem.from_config(repo))
     _checked(reopened)
     arun(reopened.close())
+
+
+def test_a_process_that_wrote_the_index_leaves_the_folds_at_the_notes_tip(repo: Path) -> None:
+    system, _ = _memory(repo)
+    arun(system.status())  # the first status counts every note and keys the rows
+    _recall(system)
+    arun(system.close())
+    _rows_current(repo)
+
+    system = arun(MemorySystem.from_config(repo))
+    arun(system.recall(QUERY, top_k=3))  # its events reach the notes as it closes
+    arun(system.remember("Connection pooling limits are set per database"))
+    arun(system.close())
+    _rows_current(repo)
+
+
+def test_a_status_saves_no_rows_for_a_few_changed_notes(repo: Path) -> None:
+    system, ids = _memory(repo)
+    db = system._core.db()
+    arun(system.status())
+    keyed = pairstate.stored_tip(db)
+    _recall(system)
+    arun(system.outcome(ids[:1], 1.0))
+    assert _checked(system) > 0
+    assert pairstate.stored_tip(db) == keyed != system._core.store.ledger.tip()
+    arun(system.close())
 
 
 def test_the_count_follows_a_merge_of_another_clones_notes(
@@ -130,9 +177,7 @@ def test_the_count_follows_a_merge_of_another_clones_notes(
 
 
 def test_rows_counted_at_a_commit_the_repository_lacks_are_counted_again(repo: Path) -> None:
-    system, _ = arun(MemorySystem.init(repo))
-    arun(system.remember_many([{"content": t, "cue": QUERY} for t in TEXTS]))
-    arun(system.dream(no_llm=True))
+    system, _ = _memory(repo)
     _recall(system)
     expected = _checked(system)
     db = system._core.db()
@@ -164,6 +209,7 @@ STEP = st.one_of(
     st.tuples(st.just("merge")),
     st.tuples(st.just("reset")),  # the ref moved back a commit, as ``git update-ref`` can
     st.tuples(st.just("forget")),  # the rows' commit is gone from the repository
+    st.tuples(st.just("keep_up")),  # a process that wrote the index closes
     st.tuples(st.just("count")),
 )
 
@@ -226,6 +272,7 @@ def test_the_rows_equal_a_count_of_every_note_after_any_history(
         ours = NotesLedger(shared_repo, f"refs/notes/ours{n}", author=SIG, committer=SIG)
         theirs = NotesLedger(shared_repo, f"refs/notes/theirs{n}", author=SIG, committer=SIG)
         db = open_memory_index()
+        ledgerstate.advance(db, None, "", {})  # retrieval's rows keyed before the first note
         try:
             for step in [*steps, ("count",)]:
                 if step[0] == "forget":
@@ -234,6 +281,8 @@ def test_the_rows_equal_a_count_of_every_note_after_any_history(
                             "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                             (pairstate.TIP_KEY, "ab" * 20),
                         )
+                elif step[0] == "keep_up":
+                    staging.keep_up(ours, db)
                 elif step[0] == "count":
                     tip = ours.tip() or ""
                     every = ours.read_all(tip) if tip else {}
@@ -241,6 +290,9 @@ def test_the_rows_equal_a_count_of_every_note_after_any_history(
                     assert staging.by_note(ours, db, tip) == {
                         a: n for a, n in expected.items() if n > 0
                     }
+                    rows = ledgerstate.read(db, tip, every) or {}
+                    for anchor, row in rows.items():  # what keep_up folded for retrieval
+                        assert row == retrieval_numbers(fold(every[anchor].splitlines()))
                 else:
                     _step(shared_repo, ours, theirs, step)
         finally:
