@@ -14,14 +14,15 @@ The memory is filled once (``remember --batch`` of synthetic notes, then ``dream
 elfmem package found in DIR (e.g. ``git archive REV elfmem | tar -x -C DIR``), each of its runs
 beside the installed one's, for a before-and-after table measured in the same minutes. It runs
 in a copy of the memory of its own (made after the fill), so that two versions of the index
-schema do not rebuild each other's index. A package run from its source starts a little slower
-than an installed one (a ``-c`` launcher, ``PYTHONPATH``), so compare two ``--against`` trees,
-the old code and the new, rather than one of them with the installed package.
+schema do not rebuild each other's index. Each tree is byte-compiled first, as an install is.
+``--against`` may be given more than once: two trees, the old code and the new, start the same
+way (a ``-c`` launcher, ``PYTHONPATH``), which the installed console script does not quite.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -141,6 +142,8 @@ def sides(against: list[Path]) -> list[tuple[str, list[str], dict[str, str] | No
     """The elfmem commands timed: the installed one, and the package in each ``against``."""
     out: list[tuple[str, list[str], dict[str, str] | None]] = [("elfmem", [ELFMEM], None)]
     for tree in against:
+        # Compiled once here: with PYTHONDONTWRITEBYTECODE set, each start would compile it all.
+        compileall.compile_dir(tree, quiet=1)
         env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
         out.append((tree.name, [sys.executable, "-c", FROM_SOURCE], env))
     return out

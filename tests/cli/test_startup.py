@@ -135,11 +135,13 @@ def test_version_loads_only_the_package_itself() -> None:
 
 def test_remember_and_status_load_no_model_runtime_sdk_or_other_layers(repo: Path) -> None:
     assert _loaded_by("-C", str(repo), "init", "--name", "Ada")  # a real memory to use
+    assert _loaded_by("-C", str(repo), "status")  # the first read of the config's text parses it
     for argv in (["remember", "The pool holds 20 connections"], ["status"]):
         loaded = _loaded_by("-C", str(repo), *argv)
         assert "elfmem.api" in loaded and "pygit2" in loaded, argv  # it did run the command
         heavy = sorted(m for m in loaded if m.split(".")[0] in PACKAGES_UNUSED_BY_WRITES)
         assert heavy == [], argv
+        assert "yaml" not in loaded, argv  # the config parsed before is read as JSON
         assert [m for m in LAYERS_UNUSED_BY_WRITES if m in loaded] == [], argv
         # numpy may be bound (elfmem/lazyload.py) but never run: its submodules load with it
         assert sorted(m for m in loaded if m.startswith("numpy.")) == [], argv
