@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from elfmem.index import queries
 from elfmem.rhythms import staging
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.result import Result
 
 BACKLOG_FACTOR = 3
 """An inbox this many times its threshold is a backlog: health says so, and doctor fails."""
