@@ -7,20 +7,26 @@ the same folder so a busy machine shows in both columns. ``recall`` loads the em
 that load is timed apart in its own process (import, load, one embed) and subtracted, so the
 ``recall`` row shows what elfmem itself adds.
 
-    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--against DIR]
+    python bench/startup.py [--runs 15] [--blocks 1000] [--keep DIR] [--against DIR]...
 
 The memory is filled once (``remember --batch`` of synthetic notes, then ``dream --no-llm``, then
 ``hooks install``); ``--keep DIR`` reuses it on later runs. ``--against DIR`` also times the
 elfmem package found in DIR (e.g. ``git archive REV elfmem | tar -x -C DIR``), each of its runs
-beside the installed one's, for a before-and-after table measured in the same minutes.
+beside the installed one's, for a before-and-after table measured in the same minutes. It runs
+in a copy of the memory of its own (made after the fill), so that two versions of the index
+schema do not rebuild each other's index. Each tree is byte-compiled first, as an install is.
+``--against`` may be given more than once: two trees, the old code and the new, start the same
+way (a ``-c`` launcher, ``PYTHONPATH``), which the installed console script does not quite.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,6 +86,16 @@ def fill(folder: Path, blocks: int) -> None:
     subprocess.run([ELFMEM, "-C", str(folder), "hooks", "install"], check=True, capture_output=True)
 
 
+def _copy(folder: Path, name: str) -> Path:
+    """``folder`` for the installed elfmem; a fresh copy of it beside it for another side."""
+    if name == "elfmem":
+        return folder
+    copy = folder.with_name(f"{folder.name}-{name}")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(folder, copy, symlinks=True)
+    return copy
+
+
 def once(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one whole process; CPU (user + system) is what a busy machine
     inflates least, so the table shows both."""
@@ -122,12 +138,14 @@ def ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:7.0f} {p90 * 1000:7.0f}"
 
 
-def sides(against: Path | None) -> list[tuple[str, list[str], dict[str, str] | None]]:
-    """The elfmem commands timed: the installed one, and the package in ``against`` if given."""
+def sides(against: list[Path]) -> list[tuple[str, list[str], dict[str, str] | None]]:
+    """The elfmem commands timed: the installed one, and the package in each ``against``."""
     out: list[tuple[str, list[str], dict[str, str] | None]] = [("elfmem", [ELFMEM], None)]
-    if against is not None:
-        env = {**os.environ, "PYTHONPATH": str(against.resolve())}
-        out.append(("against", [sys.executable, "-c", FROM_SOURCE], env))
+    for tree in against:
+        # Compiled once here: with PYTHONDONTWRITEBYTECODE set, each start would compile it all.
+        compileall.compile_dir(tree, quiet=1)
+        env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
+        out.append((tree.name, [sys.executable, "-c", FROM_SOURCE], env))
     return out
 
 
@@ -135,7 +153,8 @@ def write_table(
     out: TextIO, args: argparse.Namespace, rows: list[str], times: dict[str, dict[str, list[float]]]
 ) -> None:
     names = list(times)
-    what = f"installed elfmem (against: {args.against})" if args.against else "installed elfmem"
+    trees = ", ".join(str(tree) for tree in args.against)
+    what = f"installed elfmem (against: {trees})" if trees else "installed elfmem"
     out.write(f"{what}, {args.blocks} blocks, median and p90 of {args.runs} runs (ms)\n")
     out.write(f"{'command':<22}" + "".join(f" {n:>10} {'p90':>7}  " for n in names) + "\n")
     for label in rows:
@@ -148,7 +167,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--blocks", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None)
-    parser.add_argument("--against", type=Path, default=None)
+    parser.add_argument("--against", type=Path, action="append", default=[])
     args = parse(parser, {"runs": 3, "blocks": 100})
     timed = sides(args.against)
     with tempfile.TemporaryDirectory() as tmp:
@@ -160,7 +179,11 @@ def main() -> None:
         times: dict[str, dict[str, list[float]]] = {
             name: {label: [] for label in rows} for name in names
         }
-        once([ELFMEM, "status"], folder)  # the index is brought up to date once, untimed
+        # Each side runs in a copy of its own: another version's index schema would make them
+        # rebuild each other's index at every turn.
+        folders = {name: _copy(folder, name) for name, _, _ in timed}
+        for name, elfmem, env in timed:  # each index is brought up to date once, untimed
+            once([*elfmem, "status"], folders[name], env)
         for n in range(args.runs):
             for name, elfmem, env in timed:
                 for label, argv in commands(n, elfmem):
@@ -168,14 +191,14 @@ def main() -> None:
                         continue  # the hook program installed is this version's
                     if name == "elfmem":
                         times["git status"][label].append(once(["git", "status"], folder)[0])
-                    wall, cpu = once(argv, folder, env)
+                    wall, cpu = once(argv, folders[name], env)
                     times[name][label].append(wall)
                     times[f"{name} cpu"][label].append(cpu)
         loads = [model_load() for _ in range(max(3, args.runs // 3))]
     load = statistics.median(loads)
     write_table(sys.stdout, args, rows, times)
-    rest = [t - load for t in times["elfmem"]["recall"]]
-    sys.stdout.write(f"{'recall - model load':<22} {ms(rest):>18}\n")
+    rest = "".join(f" {ms([t - load for t in times[n]['recall']]):>18}  " for n, _, _ in timed)
+    sys.stdout.write(f"{'recall - model load':<22}{rest}\n")
     sys.stdout.write(f"{'model load (apart)':<22} {ms(loads):>18}\n")
     when = time.strftime("%Y-%m-%d %H:%M")
     sys.stdout.write(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {when}\n")

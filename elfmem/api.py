@@ -61,15 +61,16 @@ def _stored_config(store: Store) -> ElfmemConfig | None:
     """The memory's own ``.elfmem/config.yaml``: on disk in a work tree, else (a bare
     repository, or ref mode) as the memory ref's tip commits it; None when there is none."""
     from elfmem import config as config_mod
-    from elfmem.config import CONFIG_PATH
+    from elfmem.config import CONFIG_CACHE, CONFIG_PATH
 
+    cache = store.state_dir / CONFIG_CACHE
     if store.memory_workdir is not None:
         path = store.memory_workdir / CONFIG_PATH
-        return config_mod.load(path) if path.exists() else None
+        return config_mod.load(path, cache) if path.exists() else None
     data = store.committed_file(CONFIG_PATH)
     if data is None:
         return None
-    return config_mod.loads(data.decode("utf-8", "replace"), f"HEAD:{CONFIG_PATH}")
+    return config_mod.loads(data.decode("utf-8", "replace"), f"HEAD:{CONFIG_PATH}", cache)
 
 
 @checked  # text UTF-8 cannot encode is InvalidInput at the door, before any read or write

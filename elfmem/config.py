@@ -1,21 +1,28 @@
 """Configuration: ``.elfmem/config.yaml``, committed with the memory. Zero config works.
 
 API keys never live here: ``llm.api_key_env`` names the environment variable that holds one.
+
+Every command reads the file, and importing PyYAML costs more than the rest of reading it, so a
+memory keeps what its file parsed to as JSON in the git dir (``CONFIG_CACHE``), keyed by a hash
+of the file's text: YAML is loaded only when the text changed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from elfmem.errors import ConfigError
 
 CONFIG_PATH = ".elfmem/config.yaml"
+CONFIG_CACHE = "config.json"
+"""What the config file parsed to, kept in the memory's state folder in the git dir."""
 
 
 @dataclass(frozen=True)
@@ -138,25 +145,66 @@ def from_mapping(raw: Mapping[str, Any] | None) -> ElfmemConfig:
     return ElfmemConfig(frames=dict(frames), **sections)  # type: ignore[arg-type]
 
 
-def load(path: Path) -> ElfmemConfig:
-    """Read a config file; a missing file gives the defaults."""
+def load(path: Path, cache: Path | None = None) -> ElfmemConfig:
+    """Read a config file; a missing file gives the defaults. ``cache``: see ``loads``."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ElfmemConfig()
-    return loads(text, str(path))
+    return loads(text, str(path), cache)
 
 
-def loads(text: str, where: str) -> ElfmemConfig:
+def loads(text: str, where: str, cache: Path | None = None) -> ElfmemConfig:
     """A config from its YAML text; ``where`` names it in errors (a path, or ``HEAD:<path>``
-    for the copy a bare repository commits, since it has no working tree to read)."""
+    for the copy a bare repository commits, since it has no working tree to read). With
+    ``cache`` (a file in the git dir), text parsed before is read from there instead."""
+    raw = _parsed(text, where, cache)
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: expected a mapping at the top.", f"Fix {where}.")
+    return from_mapping(raw)
+
+
+CACHE_VERSION = 1
+
+
+def _parsed(text: str, where: str, cache: Path | None) -> object:
+    """``yaml.safe_load(text)``, or the same value from ``cache``."""
+    key = f"{CACHE_VERSION}:{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
+    if cache is not None:
+        try:
+            kept = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            kept = None
+        if isinstance(kept, dict) and kept.get("key") == key and "value" in kept:
+            return kept["value"]
+    import yaml  # about 10 ms to import: only when the text is new
+
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: not valid YAML ({exc}).", f"Fix the YAML in {where}.") from exc
-    if raw is not None and not isinstance(raw, Mapping):
-        raise ConfigError(f"{where}: expected a mapping at the top.", f"Fix {where}.")
-    return from_mapping(raw)
+    if cache is not None:
+        _keep(cache, key, raw)
+    return raw
+
+
+def _keep(cache: Path, key: str, raw: object) -> None:
+    """Save ``raw`` if JSON gives back exactly it (YAML has dates, sets and non-string keys,
+    which it does not); a cache that cannot be written is left alone."""
+    try:
+        encoded = json.dumps({"key": key, "value": raw}, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return
+    if repr(json.loads(encoded)["value"]) != repr(raw):
+        return
+    part = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(encoded, encoding="utf-8")
+        os.replace(part, cache)  # readers see the old file or the new one, never half of one
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> ElfmemConfig:
@@ -175,5 +223,7 @@ def render(config: ElfmemConfig) -> str:
     data = config.to_dict()
     if not data["frames"]:
         data.pop("frames")
+    import yaml
+
     text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     return text

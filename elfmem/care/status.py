@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from elfmem.index import queries
-from elfmem.rhythms.adaptive import CO_RETRIEVAL_SESSIONS
+from elfmem.rhythms import staging
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.result import Result
 
 BACKLOG_FACTOR = 3
 """An inbox this many times its threshold is a backlog: health says so, and doctor fails."""
@@ -74,10 +74,7 @@ def status(core: Core) -> StatusResult:
     counts = queries.counts(core.db())
     inbox, active = counts.get("inbox", 0), counts.get("active", 0)
     threshold = core.config.memory.inbox_threshold
-    staged = 0
-    active_ids = [row.id for row in queries.list_blocks(core.db(), status="active")]
-    for folded in core.ledger.with_event(active_ids, "cooccur").values():
-        staged += sum(1 for s in folded.cooccur_sessions.values() if len(s) < CO_RETRIEVAL_SESSIONS)
+    staged = staging.staged_on(core.ledger, core.db(), queries.ids_with_status(core.db(), "active"))
     open_session = core.ledger.open_session
     hours = 0.0
     if open_session is not None:

@@ -28,7 +28,7 @@ _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
 _TABLES = frozenset(
     {"meta", "files", "blocks", "tags", "relations", "fts", "vectors", "shadowed"}
-    | {"edges", "ledger_state"}
+    | {"edges", "ledger_state", "staged_pairs"}
 )
 
 
@@ -80,6 +80,12 @@ class IndexDB:
         for side in self._sides.values():
             side.close()
         self._sides.clear()
+
+    @property
+    def written(self) -> bool:
+        """True once this process changed a row of a file index: its first write and the
+        checkpoint at close each wait for the disk, and later writes add no such wait."""
+        return self.path is not None and self.conn.total_changes > 0
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())

@@ -51,7 +51,12 @@ def stored_tip(db: IndexDB) -> str | None:
 
 
 def _tip(conn: sqlite3.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (TIP_KEY,)).fetchone()
+    return keyed_tip(conn, TIP_KEY)
+
+
+def keyed_tip(conn: sqlite3.Connection, key: str) -> str | None:
+    """The notes commit that rows kept under meta ``key`` belong to; None if never keyed."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -120,9 +125,17 @@ def keep(db: IndexDB, tip: str, folded: Mapping[str, StoredState]) -> bool:
 def _write_at(
     db: IndexDB, expected: str | None, body: Callable[[sqlite3.Connection], None]
 ) -> bool:
+    return write_at(db, TIP_KEY, expected, body)
+
+
+def write_at(
+    db: IndexDB, key: str, expected: str | None, body: Callable[[sqlite3.Connection], None]
+) -> bool:
+    """Run ``body`` in a short write if meta ``key`` still names ``expected``; False, with
+    nothing written, if another process moved it first or the index stayed locked."""
     try:
         with db.write(wait_s=WAIT_S) as conn:
-            if _tip(conn) != expected:
+            if keyed_tip(conn, key) != expected:
                 return False
             body(conn)
     except sqlite3.OperationalError:  # locked by a long writer, or a read-only file

@@ -152,6 +152,11 @@ def list_blocks(
     return [_row(r) for r in db.conn.execute(sql, params)]
 
 
+def ids_with_status(db: IndexDB, status: str) -> list[str]:
+    """The ids of the blocks with ``status``, in no particular order."""
+    return [r[0] for r in db.conn.execute("SELECT id FROM blocks WHERE status = ?", (status,))]
+
+
 def unvectored_blocks(db: IndexDB) -> list[BlockRow]:
     """Blocks that have no vector row yet: what a sync with vectors on still has to embed."""
     sql = (

@@ -128,6 +128,13 @@ _V8 = (
         ids BLOB NOT NULL, norms BLOB NOT NULL)""",
 )
 
+_V9 = (
+    # Per note, the co-retrieval pairs it stages toward edges, valid at meta's
+    # ``staged_pairs_tip`` (index/pairstate.py): what ``status`` counts without reading every
+    # note. It starts empty and unkeyed: the next status counts every note once.
+    "CREATE TABLE staged_pairs (anchor TEXT PRIMARY KEY, pairs INTEGER NOT NULL) WITHOUT ROWID",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
@@ -137,6 +144,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, _V6, reindex=True),
     Migration(7, _V7),
     Migration(8, _V8),
+    Migration(9, _V9),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -30,7 +30,6 @@ from elfmem.index.passagevecs import LONG_BLOCK_CHARS
 from elfmem.index.queries import long_blocks
 from elfmem.index.source import MemorySource
 from elfmem.index.tokenrows import TokenPlan, plan_tokens, write_tokens
-from elfmem.index.vecdelta import log_changes
 from elfmem.progress import Progress, silent
 
 ATTEMPTS = 4
@@ -376,6 +375,8 @@ def _write(db: IndexDB, plan: Plan, diff: BlockDiff, vectors: VectorPlan, tokens
         db.bump_generation()
     row = db.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     if diff.touches_blocks or vectors_changed:
+        from elfmem.index.vecdelta import log_changes  # with the vector files: writes only
+
         log_changes(db.conn, int(row[0]), _changed_ids(diff, vectors))
     return str(row[0]) if row is not None else ""
 

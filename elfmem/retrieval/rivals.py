@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
-from elfmem.block.correction import corrects
 from elfmem.index.queries import BlockRow
 from elfmem.retrieval.state import BlockState
 from elfmem.retrieval.truth import is_refuted
@@ -46,7 +45,12 @@ def _tied(a: BlockRow, b: BlockRow) -> bool:
 
 def rivals(a: BlockRow, b: BlockRow) -> bool:
     """Two statements of one subject with different values, neither newer than the other."""
-    return _tied(a, b) and (corrects(a.content, b.content) or corrects(b.content, a.content))
+    if not _tied(a, b):
+        return False
+    # The correction test loads only here: most queries compare no two judged blocks.
+    from elfmem.block.correction import corrects
+
+    return corrects(a.content, b.content) or corrects(b.content, a.content)
 
 
 def over_rivals(

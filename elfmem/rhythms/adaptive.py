@@ -105,6 +105,12 @@ class LedgerView:
                 self._folded.pop(block_id, None)
                 self._numbers.pop(block_id, None)
 
+    def spooled(self) -> tuple[str | None, frozenset[str]]:
+        """The notes commit this view reads ("" = before any) and the anchors with spooled
+        events on top of it."""
+        self._refresh()
+        return (self._key[0] if self._key is not None else None), frozenset(self._spool)
+
     def lines(self, anchor: str) -> list[str]:
         self._refresh()
         if self.fixed_tip == "":
@@ -129,22 +135,6 @@ class LedgerView:
                 self._folded[block_id] = fold(lines)
                 self._folded_by_anchor[anchor] = block_id
         return {b: self._folded[b] for b in ids}
-
-    def with_event(self, block_ids: Iterable[str], kind: str) -> dict[str, Folded]:
-        """Folds of the blocks whose ledger may hold a ``kind`` event: the other notes are
-        searched for the word, never decoded (``status`` counting co-retrieval pairs at 1k
-        blocks decoded every line of every note to find the few that have any)."""
-        self._refresh()
-        ids = list(dict.fromkeys(block_ids))
-        todo = {anchor_for_block(b): b for b in ids if b not in self._folded}
-        notes = {} if self.fixed_tip == "" else self.store.ledger.read_many(todo, self.fixed_tip)
-        word = f'"{kind}"'
-        wanted = [b for b in ids if b in self._folded] + [
-            block_id
-            for anchor, block_id in todo.items()
-            if word in notes.get(anchor, "") or any(word in x for x in self._spool.get(anchor, []))
-        ]
-        return self.folded_many(wanted)  # a superset: the word may sit in another field
 
     def intervals(self) -> list[tuple[float, float]]:
         self._refresh()

@@ -10,26 +10,22 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elfmem.block.model import new_block_id
 from elfmem.clock import WALL, Clock, iso_micros
 from elfmem.config import ElfmemConfig
-from elfmem.index import (
-    IndexDB,
-    SyncReport,
-    VectorModel,
-    WrittenFile,
-    apply_files,
-    find_by_hash,
-    open_index,
-    sync,
-)
+from elfmem.index import IndexDB, SyncReport, VectorModel, find_by_hash, open_index, sync
 from elfmem.index.embedding import backlog, reembeds_itself
 from elfmem.progress import Progress, silent
+from elfmem.rhythms import staging
 from elfmem.rhythms.adaptive import LedgerView
-from elfmem.store import Store, WriteResult, anchor_for_block
+from elfmem.store import Store, anchor_for_block
 from elfmem.store.ledger import encode, make_event
+
+if TYPE_CHECKING:  # the index writers load with the first write (docs/startup.md)
+    from elfmem.index import WrittenFile
+    from elfmem.store import WriteResult
 
 DEFERRED_WRITES = 32
 """Remembers whose index update may wait; the next read, or the 32nd, applies them at once."""
@@ -55,6 +51,8 @@ class _Deferred:
 
 def _written_files(result: WriteResult) -> dict[str, bytes | WrittenFile | None]:
     """The files a commit wrote, as the index takes them: parsed where the writer parsed them."""
+    from elfmem.index import WrittenFile
+
     files: dict[str, bytes | WrittenFile | None] = dict(result.blobs)
     files.update({path: WrittenFile(oid, blocks) for path, (oid, blocks) in result.parsed.items()})
     return files
@@ -224,6 +222,8 @@ class Core:
             self._apply_deferred(self._index())
 
     def _apply_deferred(self, db: IndexDB) -> None:
+        from elfmem.index import apply_files
+
         deferred, self._deferred = self._deferred, None
         if deferred is None:
             return
@@ -247,6 +247,8 @@ class Core:
         Capture must stay milliseconds, so no model is loaded here; the next read that ranks
         (recall, dream) embeds whatever lacks a vector, from the cache when it can.
         """
+        from elfmem.index import apply_files
+
         apply_files(
             self.db(),
             _written_files(result),
@@ -297,6 +299,8 @@ class Core:
         if self._deferred is not None:
             self._apply_deferred(self._index())
         if self._db is not None:
+            if self._db.written:  # the next write costs no sync to disk: see rhythms/staging.py
+                staging.keep_up(self.store.ledger, self._db)
             self._db.close()
             self._db = None
         self.store.close()

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from elfmem.rhythms.result import Result as Result  # re-exported: most results import it here
+
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation", "calls")
 """The keys of a ``tokens`` object (``elfmem.adapters.usage`` fills them from the SDKs)."""
 
@@ -13,23 +15,6 @@ TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation", "calls")
 def _count(n: int, noun: str) -> str:
     """``1 block``, ``2 blocks``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-@dataclass(frozen=True)
-class Result:
-    """Base: ``summary`` is one human line; ``to_dict()`` is the stable JSON shape."""
-
-    @property
-    def summary(self) -> str:
-        return type(self).__name__
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["summary"] = self.summary
-        return data
-
-    def __str__(self) -> str:
-        return self.summary
 
 
 @dataclass(frozen=True)

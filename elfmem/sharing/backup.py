@@ -14,8 +14,8 @@ from pathlib import Path
 
 from elfmem.errors import ElfmemError, InvalidInput, NotFound
 from elfmem.rhythms.core import Core
-from elfmem.rhythms.results import Result
-from elfmem.store import Store, transport
+from elfmem.rhythms.result import Result
+from elfmem.store import Store
 from elfmem.store.bundle import adopt_bundle_notes, write_backup
 from elfmem.store.notes import NOTES_REF
 from elfmem.store.tracking import adopt_remote_memory
@@ -105,6 +105,8 @@ def _exclude(core: Core, target: Path) -> str:
 def restore(source: Path, target: Path | None = None) -> RestoreResult:
     """Clone the bundle ``source`` into ``target`` (default: its name without ``.bundle``, in
     the current folder) and merge its ledger."""
+    from elfmem.store import transport
+
     heads = transport.bundle_heads(source)
     branches = sorted(r for r in heads if r.startswith("refs/heads/"))
     if not branches:

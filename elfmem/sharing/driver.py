@@ -25,7 +25,7 @@ from elfmem.block.layout import MEMORY_DIR, MERGE_ATTRIBUTES_LINE, parse_bucket_
 from elfmem.block.merge import merge_bucket
 from elfmem.errors import BlockFormatError
 from elfmem.gitprogram import run_git
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.result import Result
 
 DRIVER = "elfmem"
 ATTRIBUTES_LINE = MERGE_ATTRIBUTES_LINE

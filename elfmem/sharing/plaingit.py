@@ -26,12 +26,10 @@ from pathlib import Path
 import pygit2
 
 from elfmem.errors import ElfmemError
-from elfmem.rhythms.results import Result
-from elfmem.sharing import driver as merge_driver
-from elfmem.store import Store, transport
+from elfmem.rhythms.result import Result
+from elfmem.store import Store
 from elfmem.store import repo as repo_mod
 from elfmem.store.notes import NOTES_REF
-from elfmem.store.notesmerge import merge_notes
 from elfmem.store.tracking import (
     MergedMarks,
     adopt_remote_memory,
@@ -74,6 +72,8 @@ def on_open(store: Store) -> Absorbed:
         if not configured(repo):  # the first elfmem command in this clone
             configure(repo)
             if store.workdir is not None:  # plain git pull merges buckets by block id
+                from elfmem.sharing import driver as merge_driver
+
                 merge_driver.register(store.workdir, attributes=False)
             _first_fetch(repo)
         return absorb(store)
@@ -83,6 +83,8 @@ def on_open(store: Store) -> Absorbed:
 
 def _first_fetch(repo: pygit2.Repository) -> None:
     """The ledger a plain ``git clone`` left behind: one bounded fetch per remote."""
+    from elfmem.store import transport
+
     for remote in repo.remotes:
         name = remote.name or ""
         try:
@@ -103,6 +105,8 @@ def absorb(store: Store) -> Absorbed:
     for ref, tip in tips.items():
         if done.get(ref) == tip:
             continue
+        from elfmem.store.notesmerge import merge_notes  # only for notes that moved
+
         result = merge_notes(store.ledger, tip, f"notes: merge {ref}")
         lines += result.lines
         done[ref] = tip
@@ -222,6 +226,9 @@ def after_push(store: Store, lines: Sequence[str]) -> PrePush:
 
 def push_notes(store: Store, remote: str) -> PrePush:
     """Merge the remote's notes and push ours: bounded, never forced, never raising."""
+    from elfmem.store import transport
+    from elfmem.store.notesmerge import merge_notes
+
     flushed = 0
     try:
         flushed = store.flush_spool()

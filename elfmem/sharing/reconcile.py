@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from elfmem.block.model import Block
-from elfmem.block.reconcile import reconcile
 from elfmem.errors import BlockFormatError, ElfmemError
-from elfmem.rhythms.results import Result
+from elfmem.rhythms.result import Result
 from elfmem.store import repo as repo_mod
-from elfmem.store.conflicts import CommittedConflict
-from elfmem.store.plan import FileEdit, Plan
-from elfmem.store.treemerge import memory_blocks
 
 if TYPE_CHECKING:
+    from elfmem.block.model import Block
     from elfmem.rhythms.core import Core
+    from elfmem.store.plan import Plan
     from elfmem.store.view import MemoryView
+
+# The pass itself (block/reconcile.py, the tree reader, the plan) is imported when it runs:
+# every command asks ``needs_check``, and almost always it says no.
 
 CHECKED_FILE = "reconciled"
 """In the state folder: the tip commit whose memory the pass last checked."""
@@ -76,6 +76,10 @@ def reconcile_memory(core: Core, base_tree: str | None = None) -> ReconcileResul
     ``base_tree``: the root tree the merge started from (``merge_base_tree``), None if unknown.
     A bucket that does not parse is left out and never rewritten.
     """
+    from elfmem.block.reconcile import reconcile
+    from elfmem.store.plan import FileEdit, Plan
+    from elfmem.store.treemerge import memory_blocks
+
     repo = core.store.repo
     base = memory_blocks(repo, base_tree) if base_tree else None
     events: list[str] = []
@@ -157,6 +161,8 @@ def reconcile_if_needed(core: Core) -> ReconcileResult | None:
     repo = core.store.repo
     if not needs_check(repo):
         return None
+    from elfmem.store.conflicts import CommittedConflict
+
     try:
         return reconcile_memory(core, merge_base_tree(repo))
     except CommittedConflict:

@@ -1,17 +1,24 @@
-"""The git-native store: memory files on the branch, the ledger in notes. The only pygit2 user."""
+"""The git-native store: memory files on the branch, the ledger in notes. The only pygit2 user.
+
+What only writing needs (the writer with its journal and plans, the revert of undo, the memory
+view a write builds on) is imported when a write, an undo or a view asks for it: ``status`` and
+``recall`` open a store on every call and never write through it. The names this package
+exports load their modules on first use (PEP 562). A journal left by a killed write is still
+finished at the opening, as before (``MemoryWriter``'s recovery).
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygit2
 
 from elfmem.errors import NotFound, RepoStateError, UndoError
-from elfmem.store import elsewhere, log, pullsteps, strays, writelock
+from elfmem.store import elsewhere, pullsteps
 from elfmem.store import repo as repo_mod
-from elfmem.store.locks import LockFile, foreign_locks
-from elfmem.store.log import CommitInfo
 from elfmem.store.notes import LedgerBroken, NotesLedger, anchor_for_block
 from elfmem.store.objects import (
     GC_AUTO_DEFAULT,
@@ -20,13 +27,34 @@ from elfmem.store.objects import (
     objects_dir,
     prefer_loose_objects,
 )
-from elfmem.store.plan import FileEdit, Plan
-from elfmem.store.revert import undo_plan
 from elfmem.store.source import GitSource
 from elfmem.store.spool import FLUSH_BYTES, Spool
-from elfmem.store.tree import blob_at
-from elfmem.store.view import MemoryView
-from elfmem.store.writer import MemoryWriter, WriteResult
+
+if TYPE_CHECKING:
+    from elfmem.store.locks import LockFile
+    from elfmem.store.log import CommitInfo
+    from elfmem.store.plan import FileEdit, Plan
+    from elfmem.store.view import MemoryView
+    from elfmem.store.writer import MemoryWriter, WriteResult
+
+_HOMES = {
+    "CommitInfo": "log",
+    "FileEdit": "plan",
+    "MemoryView": "view",
+    "Plan": "plan",
+    "WriteResult": "writer",
+}
+"""Exported names defined in another module of the package, loaded on first use."""
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:  # a submodule not imported yet: the import system loads it
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CommitInfo",
@@ -47,9 +75,20 @@ class Store:
         prefer_loose_objects(repo)
         self.repo = repo
         self.agent = agent
-        self.writer = MemoryWriter(repo, agent)
+        self._writer: MemoryWriter | None = None
         self.ledger = NotesLedger(repo)
         self.spool = Spool(repo_mod.state_dir(repo) / "spool.jsonl")
+        if (repo_mod.state_dir(repo) / repo_mod.JOURNAL_FILE).exists():
+            self._writer = self.writer  # a killed write: its recovery runs at the opening
+
+    @property
+    def writer(self) -> MemoryWriter:
+        """The branch writer, made (and its recovery run) at the first write."""
+        if self._writer is None:
+            from elfmem.store.writer import MemoryWriter
+
+            self._writer = MemoryWriter(self.repo, self.agent)
+        return self._writer
 
     @classmethod
     def open(cls, path: Path | None, agent: str) -> Store:
@@ -103,6 +142,8 @@ class Store:
         return self.writer.write(build, after)
 
     def view(self) -> MemoryView:
+        from elfmem.store.view import MemoryView
+
         return MemoryView(self.repo, repo_mod.memory_commit(self.repo))
 
     def source(self, at: str | None = None) -> GitSource:
@@ -127,6 +168,8 @@ class Store:
 
     def locks(self) -> list[LockFile]:
         """Git lock files present on the index, the branch and the notes ref (for doctor)."""
+        from elfmem.store.locks import foreign_locks
+
         refs = [self.ledger.ref]
         try:
             refs.append(self.branch)
@@ -136,12 +179,16 @@ class Store:
 
     def strays(self) -> tuple[list[str], list[str]]:
         """(symbolic links under ``.elfmem``, temporary files git tracks there): for doctor."""
+        from elfmem.store import strays
+
         wd = self.workdir
         links = strays.links_under(wd) if wd is not None else []
         return links, strays.tracked_temporaries(self.repo) if wd is not None else []
 
     def write_lock_holder(self) -> str | None:
         """Who holds elfmem's write lock now (``pid N (command)``), or None (for doctor)."""
+        from elfmem.store import writelock
+
         return writelock.held_by(self.state_dir / "write.lock")
 
     def loose_objects(self) -> tuple[int, int]:
@@ -174,6 +221,8 @@ class Store:
 
         A bare repository has no work tree, so this is where its committed config is read.
         """
+        from elfmem.store.tree import blob_at
+
         commit = repo_mod.memory_commit(self.repo)
         blob = blob_at(self.repo, commit.tree if commit is not None else None, path)
         return blob.data if blob is not None else None
@@ -228,13 +277,19 @@ class Store:
     # ---- history and undo -------------------------------------------------------------------
 
     def history(self, block_id: str) -> list[CommitInfo]:
+        from elfmem.store import log
+
         return log.block_history(self.repo, block_id)
 
     def recent(self, limit: int = 20) -> list[CommitInfo]:
+        from elfmem.store import log
+
         return log.recent(self.repo, limit)
 
     def undo_target(self, commit: str | None) -> tuple[CommitInfo, str | None]:
         """The commit to undo and, when it was undone already, the undo that did it."""
+        from elfmem.store import log
+
         if commit is None:
             info = log.last_undoable(self.repo)
             if info is None or self._made_the_memory(info):
@@ -271,6 +326,8 @@ class Store:
     def undo(
         self, target: CommitInfo, after: Callable[[WriteResult, str | None], None] | None = None
     ) -> WriteResult | None:
+        from elfmem.store.revert import undo_plan
+
         return self.write(lambda view: undo_plan(view, target), after)
 
     def read_self(self) -> str:

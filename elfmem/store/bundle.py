@@ -17,9 +17,7 @@ from pygit2.enums import ReferenceType
 
 from elfmem.errors import NotFound
 from elfmem.store import repo as repo_mod
-from elfmem.store import transport
 from elfmem.store.notes import NOTES_REF, NotesLedger
-from elfmem.store.notesmerge import merge_notes
 
 TRACKING_REF = "refs/elfmem/bundle-notes"
 """Where a bundle's notes are fetched to before the merge (never ``refs/notes/elfmem`` itself)."""
@@ -41,6 +39,8 @@ def write_backup(repo: pygit2.Repository, target: Path, branch: str) -> BundleIn
     The file is written beside ``target`` and renamed over it, so a failure never leaves half a
     backup under the name asked for.
     """
+    from elfmem.store import transport
+
     if repo.references.get(branch) is None:
         raise NotFound(
             "this memory has no commits yet, so there is nothing to back up.",
@@ -71,7 +71,11 @@ def _bundle_remotes(repo: pygit2.Repository) -> list[tuple[str, Path]]:
         if not url or "://" in url or (":" in url and not Path(url).exists()):
             continue
         path = Path(url) if Path(url).is_absolute() else workdir / url
-        if path.is_file() and transport.is_bundle(path):
+        if not path.is_file():
+            continue
+        from elfmem.store import transport  # every command looks; few remotes are files
+
+        if transport.is_bundle(path):
             found.append((remote.name or "", path))
     return found
 
@@ -104,6 +108,9 @@ def adopt_bundle_notes(repo: pygit2.Repository) -> str | None:
 
 
 def _adopt_one(repo: pygit2.Repository, remote: str, path: Path) -> str | None:
+    from elfmem.store import transport
+    from elfmem.store.notesmerge import merge_notes
+
     heads = transport.bundle_heads(path)
     oid = heads.get(NOTES_REF)
     if oid is None:

@@ -53,7 +53,7 @@ def merge_ref(repo: pygit2.Repository, theirs: str, agent: str, label: str) -> R
     ref = repo_mod.memory_ref(repo)
     state = repo_mod.state_dir(repo)
     with repo_mod.write_lock(repo):
-        Recovery(repo, state, state / "journal.json").run()
+        Recovery(repo, state, state / repo_mod.JOURNAL_FILE).run()
         for attempt in range(_ATTEMPTS):
             try:
                 return _attempt(repo, ref, theirs, agent, label)

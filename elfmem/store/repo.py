@@ -70,6 +70,10 @@ def workdir(repo: pygit2.Repository) -> Path | None:
     return Path(repo.workdir) if repo.workdir else None
 
 
+JOURNAL_FILE = "journal.json"
+"""In the state folder: the write in flight, which recovery finishes or takes back."""
+
+
 def state_dir(repo: pygit2.Repository) -> Path:
     """``<gitdir>/elfmem``: the index, spool, journal and lock; never committed, never pushed."""
     d = Path(repo.path) / "elfmem"

@@ -110,7 +110,7 @@ class MemoryWriter:
         self.repo = repo
         self.agent = agent
         self.state = repo_mod.state_dir(repo)
-        self.journal = self.state / "journal.json"
+        self.journal = self.state / repo_mod.JOURNAL_FILE
         self.recovery = Recovery(repo, self.state, self.journal)
         self.recovery.on_open()
 

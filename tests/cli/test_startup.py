@@ -2,8 +2,10 @@
 
 Times are measured by bench/startup.py, never asserted; these tests keep the cause away: the
 modules behind ``--version``, ``--help`` and a hook with nothing to do must not pull in the API,
-numpy, pygit2, the MCP SDK or an LLM client, and ``remember`` and ``status`` load neither numpy, the
-embedding runtime, the MCP SDK, an LLM client, nor the layers of recall, dream and sharing.
+numpy, pygit2, the MCP SDK or an LLM client; ``remember`` and ``status`` load neither numpy, the
+embedding runtime, the MCP SDK, an LLM client, PyYAML (once the config was read), nor the layers of
+recall, dream and sharing; ``status`` and ``recall`` load no writer, none of what the opening's
+checks need only when they find work, and ``recall`` no text test it did not run.
 """
 
 from __future__ import annotations
@@ -135,14 +137,46 @@ def test_version_loads_only_the_package_itself() -> None:
 
 def test_remember_and_status_load_no_model_runtime_sdk_or_other_layers(repo: Path) -> None:
     assert _loaded_by("-C", str(repo), "init", "--name", "Ada")  # a real memory to use
+    assert _loaded_by("-C", str(repo), "status")  # the first read of the config's text parses it
     for argv in (["remember", "The pool holds 20 connections"], ["status"]):
         loaded = _loaded_by("-C", str(repo), *argv)
         assert "elfmem.api" in loaded and "pygit2" in loaded, argv  # it did run the command
         heavy = sorted(m for m in loaded if m.split(".")[0] in PACKAGES_UNUSED_BY_WRITES)
         assert heavy == [], argv
+        assert "yaml" not in loaded, argv  # the config parsed before is read as JSON
         assert [m for m in LAYERS_UNUSED_BY_WRITES if m in loaded] == [], argv
         # numpy may be bound (elfmem/lazyload.py) but never run: its submodules load with it
         assert sorted(m for m in loaded if m.startswith("numpy.")) == [], argv
+
+
+WRITING_ONLY = (
+    *("elfmem.store.writer", "elfmem.store.plan", "elfmem.store.journal", "elfmem.index.writes"),
+    *("elfmem.rhythms.results", "elfmem.block.secrets", "elfmem.block.reconcile"),
+)
+"""What only a write runs: the writer with its journal and plans, the index's writers, the
+rhythms' results, the secret patterns, the reconciliation pass."""
+OPEN_CHECKS_ONLY = ("elfmem.sharing.driver", "elfmem.store.transport", "elfmem.store.notesmerge")
+"""What the opening's checks load only when they find work: the merge driver's setup, a fetch,
+a merge of notes that moved."""
+TEXT_TESTS = ("elfmem.block.answers", "elfmem.block.correction", "elfmem.block.facts")
+"""Ranking's text tests, for confirmed blocks and judged rivals only."""
+
+
+def test_status_and_recall_load_no_writer_and_no_open_check_that_found_nothing(
+    repo: Path,
+) -> None:
+    assert _loaded_by("-C", str(repo), "init", "--name", "Ada")
+    for text in ("The pool holds 20 connections", "Connection pooling runs in pgbouncer"):
+        assert _loaded_by("-C", str(repo), "remember", text)
+    status = _loaded_by("-C", str(repo), "status")
+    assert [m for m in (*WRITING_ONLY, *OPEN_CHECKS_ONLY) if m in status] == []
+    index_for_queries = ("elfmem.index.search", "elfmem.index.vectorfile", "elfmem.index.fulltext")
+    assert [m for m in index_for_queries if m in status] == []
+    recall = _loaded_by("-C", str(repo), "recall", "connection pooling")
+    assert "elfmem.retrieval.pipeline" in recall  # it did rank
+    # its events go through the spool, whose secret check loads the patterns: not a write's rest
+    writing = [m for m in WRITING_ONLY if m != "elfmem.block.secrets"]
+    assert [m for m in (*writing, *OPEN_CHECKS_ONLY, *TEXT_TESTS) if m in recall] == []
 
 
 def test_the_installed_post_checkout_hook_starts_no_python_for_a_checkout_of_files(

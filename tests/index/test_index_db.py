@@ -142,6 +142,7 @@ def test_older_schema_is_migrated_keeping_its_rows(tmp_path: Path, cache: Embedd
         "DROP TABLE ledger_state",
         "DROP TABLE vector_log",
         "DROP TABLE tokens",
+        "DROP TABLE staged_pairs",
         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
         "PRAGMA user_version = 1",
     ):
