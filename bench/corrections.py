@@ -14,8 +14,11 @@ subjects with a neutral note whose right block, confirmed 3 times or more, is to
 adaptivity report (duplicates, distinct facts archived, wrong corrections).
 
     python bench/corrections.py [--split report|tune] [--seeds 10-29] [--rounds 12] [--jobs 2]
-        [--link learned|declared]
+        [--link learned|declared] [--trace]
     python bench/corrections.py --quick          # 2 report seeds, 8 rounds (about a minute)
+
+``--trace`` adds why each subject lost from one round to the next was lost
+(``adaptivity_losses``).
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import adaptivity  # noqa: E402
 import correctiongen  # noqa: E402
+from adaptivity_losses import loss_lines  # noqa: E402
 from adaptivity_report import CorpusResult, report  # noqa: E402
 
 
-def _one(args: tuple[int, int, int, str, str]) -> CorpusResult:
-    seed, rounds, correct_at, split, link = args
+def _one(args: tuple[int, int, int, str, str, bool]) -> CorpusResult:
+    seed, rounds, correct_at, split, link, trace = args
     adaptivity.LINK = link
+    adaptivity.TRACE = trace
     return adaptivity._one((seed, (), rounds, correct_at, f"corrections:{split}"))
 
 
@@ -118,12 +123,13 @@ def main() -> None:
         default="learned",
         help="corrections recognised by dream, or captured with `supersedes` naming the old block",
     )
+    ap.add_argument("--trace", action="store_true", help="why subjects were lost, round by round")
     args = ap.parse_args()
     lo = min(correctiongen.TUNE_SEEDS if args.split == "tune" else correctiongen.REPORT_SEEDS)
     default = f"{lo}-{lo + 1}" if args.quick else f"{lo}-{lo + (9 if args.split == 'tune' else 19)}"
     rounds = 8 if args.quick else args.rounds
     seeds = adaptivity._seeds(args.seeds or default)
-    work = [(seed, rounds, args.correct_at, args.split, args.link) for seed in seeds]
+    work = [(seed, rounds, args.correct_at, args.split, args.link, args.trace) for seed in seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
     n = len(correctiongen.template_set(args.split))
@@ -134,6 +140,8 @@ def main() -> None:
     notes(results)
     print()
     report(results, rounds)
+    if args.trace:
+        print("\n".join(loss_lines(r.loss_causes for r in results)))
 
 
 if __name__ == "__main__":

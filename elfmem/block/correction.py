@@ -263,6 +263,8 @@ def _value_place(
     where = [was.index(w) for w in removed]
     if where != list(range(where[0], where[0] + len(where))):
         return None  # more than one stretch: another attribute, or another subject too
+    if any(t.key in _LINKING for t in old_tokens[removed[0].at + 1 : removed[-1].at]):
+        return None  # "the region of Project [Quillon is us-east-1]": the subject and its value
     after = was[where[-1] + 1 :]
     ends = not after and {w.family for w in removed} <= {"measure", "path", "state"}
     lead = 1 if ends or _verb_between(old_tokens, was, where[0]) else 2

@@ -21,6 +21,13 @@ exists (without one the words are all there is):
 
 A question that names what it asks for (a service, a version, a ticket) covers its answer well
 above the floor and close to whole, so names, numbers and paths keep their lexical lead.
+
+The noun a question asks by ("what **state** is the firewall in", "which **version** does it
+pin", "which **city** did she visit") names the kind of the answer, and the answer states a value
+of that kind, not the noun: "the firewall of Kestrel is open". Counted, that noun went to
+whatever block happens to repeat it (a note planning a review of another project's firewall
+state) and held the answer under the weighing's whole; like the light words, it is left out of
+coverage (``answer_kinds``) and bm25 still scores it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from elfmem.index.fulltext import STOP_WORDS
 from elfmem.index.termhits import TermHits
 from elfmem.retrieval.dates import MONTHS
 from elfmem.retrieval.fusechoice import smooth_idf
@@ -59,6 +67,15 @@ LIGHT_WORDS = frozenset(
 """Words that carry the shape of a question, not what it asks for ("where did I go", "what do
 you think"); bm25 still scores them, but a block need not hold them to cover the question."""
 _YEAR = re.compile(r"(19|20)\d\d")
+_ASKING = frozenset("what which whose".split())
+_AUXILIARIES = frozenset(
+    """is are was were be been am do does did has have had can could will would shall should
+    may might must""".split()
+)
+_KIND_WORDS = 3
+"""Most words between "what" and its verb that are read as the answer's kind ("which Python
+version does")."""
+_WORD = re.compile(r"\w+")
 
 
 def counted(term: str) -> bool:
@@ -67,9 +84,36 @@ def counted(term: str) -> bool:
     return term not in TIME_WORDS and term not in LIGHT_WORDS and not _YEAR.fullmatch(term)
 
 
-def coverage(hits: TermHits) -> dict[str, float]:
-    """Per block of ``hits``: the share of the query's smoothed-IDF weight its words hold."""
-    weight = {t: smooth_idf(n, hits.rows) for t, n in hits.holding.items() if counted(t)}
+def answer_kinds(query: str) -> frozenset[str]:
+    """The nouns ``query`` asks by: the last word of a short run between "what", "which" or
+    "whose" and the verb after it ("what state is", "which Python version does"), as the lexical
+    search spells its words. A run that meets any other small word first ("what kind of",
+    "what is") names none."""
+    words = [w.strip("_") for w in _WORD.findall(query.casefold())]
+    kinds: set[str] = set()
+    for at, word in enumerate(words):
+        if word not in _ASKING:
+            continue
+        run: list[str] = []
+        for following in words[at + 1 : at + 2 + _KIND_WORDS]:
+            if following in _AUXILIARIES:
+                if run:
+                    kinds.add(run[-1])
+                break
+            if following in STOP_WORDS or not following:
+                break
+            run.append(following)
+    return frozenset(kinds)
+
+
+def coverage(hits: TermHits, kinds: frozenset[str] = frozenset()) -> dict[str, float]:
+    """Per block of ``hits``: the share of the query's smoothed-IDF weight its words hold, the
+    answer's kind (``answer_kinds``) left out."""
+    weight = {
+        t: smooth_idf(n, hits.rows)
+        for t, n in hits.holding.items()
+        if counted(t) and t not in kinds
+    }
     total = sum(weight.values())
     out: dict[str, float] = {}
     if total <= 0:

@@ -135,7 +135,8 @@ def _cover(db: IndexDB, query: str, pool: _Pool, s: SearchSettings) -> None:
     (``retrieval.coverage``). Only with a dense arm: without one the words are all there is."""
     if s.coverage_min <= 0 and s.coverage_power <= 0:
         return
-    shares = coverage.coverage(term_hits(db, query, list(pool.lexical_scores), s.field_weights))
+    hits = term_hits(db, query, list(pool.lexical_scores), s.field_weights)
+    shares = coverage.coverage(hits, coverage.answer_kinds(query))
     if s.coverage_min > 0:
         pool.lexical_scores = coverage.covered(pool.lexical_scores, shares, s.coverage_min)
     if s.coverage_power > 0:

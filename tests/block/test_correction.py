@@ -86,6 +86,11 @@ NOT_CORRECTIONS = (
         "Dana Park now maintains the billing service; Omar Haddad moved to the search team",
     ),
     ("The builder_7 runs 4 replicas", "The watcher_3 runs 4 replicas"),
+    # the words missing from the newer span a verb: the subject's name and its value went
+    (
+        "The region of the Project Quillon is us-east-1",
+        "The Project Redwing runs in region eu-west-1",
+    ),
     ("The timeout of billing is 30 seconds", "The timeout of search is 30 seconds"),
     # a state word that describes a noun or is a passive verb states no value
     (
