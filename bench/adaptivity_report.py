@@ -110,7 +110,21 @@ def _print_older(results: list[CorpusResult], wrong: int) -> None:
         )
 
 
+def per_seed(results: list[CorpusResult], rounds: int) -> None:
+    """One line per corpus: where a regression sits, so a few seeds can be re-run alone."""
+    print(
+        f"{'seed':>4} {'final':>6} {'fall':>6} {'at':>3} {'first top 1':>11} {'obsolete max':>12}"
+    )
+    for c in results:
+        fall, at = max((c.wins[r - 1] - c.wins[r], r + 1) for r in range(1, rounds))
+        first = f"{sum(c.correction_first)}/{len(c.correction_first)}"
+        obsolete = max(c.negatives_to_leave.get("obsolete", [0]))
+        print(f"{c.seed:>4} {c.wins[-1]:>6.1%} {fall:>6.1%} {at:>3} {first:>11} {obsolete:>12}")
+    print()
+
+
 def report(results: list[CorpusResult], rounds: int) -> None:
+    per_seed(results, rounds)
     print(f"{len(results)} corpora, seeds {results[0].seed}–{results[-1].seed}\n")
     print(f"{'round':>5} {'mean':>7} {'worst':>7} {'worst seed':>10}")
     for r in range(rounds):

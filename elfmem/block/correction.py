@@ -13,12 +13,13 @@ So the test compares what each statement says, not how it is worded:
 
   1. the words of the older statement missing from the newer form one stretch in its value
      place (after at least two content words, and followed by at most two, none of them a verb
-     such as "is": "the [orders] table has 12 columns" names a subject, not a value), they are
+     such as "is": "the [orders] table has 12 columns" names a subject, not a value; a state
+     may come before the subject it is said of: "tracing stays [disabled] for the X"), they are
      values (number, unit, date, version, state, person or other name, identifier, path; or a
      word or two at the end or before a noun such as "team": "owned by the [payments] team"),
      and the newer statement states a value of the same family;
-  2. nothing is missing, and one says "not" (or "no longer", "cannot", ...) where the other
-     does not;
+  2. nothing is missing, and one says "not" (or "no longer", "cannot", "never" against
+     "always", ...) where the other does not;
   3. nothing is missing, the older value is named in the newer as the former one ("from 30 to
      60", "instead of the payments team", "Alice Chen moved to …", "since Lena left"), and the
      newer states another value of the same family.
@@ -57,6 +58,9 @@ _CUES = frozenset(
     ).split()
 )
 """Words that announce a change or only place a subject: left out of what is compared."""
+_UNNEGATED = frozenset(("always", "ever"))
+"""What "never" negates: left out, so "deploy after the backup, always" against "…, never"
+differs by a negation, as "is allowed" against "is not allowed" does."""
 _DEMOTED_BEFORE = frozenset("from instead not formerly previously replaced replacing".split())
 _DEMOTED_AFTER = frozenset("moved left retired replaced no longer".split())
 _VERB_AFTER = frozenset(
@@ -165,7 +169,7 @@ def _content(text: str) -> tuple[tuple[Token, ...], tuple[_Word, ...], int]:
             continue
         if k == "may" and t.text == "may":  # the modal, not the month
             continue
-        if k in _STOP or k in _CUES or k in lx.ARTICLES or k == _KEPT_ARTICLE:
+        if k in _STOP or k in _CUES or k in _UNNEGATED or k in lx.ARTICLES or k == _KEPT_ARTICLE:
             continue
         nxt = ts[i + 1] if i + 1 < len(ts) else None
         family = _family(t, nxt)
@@ -266,10 +270,14 @@ def _value_place(
     if any(t.key in _LINKING for t in old_tokens[removed[0].at + 1 : removed[-1].at]):
         return None  # "the region of Project [Quillon is us-east-1]": the subject and its value
     after = was[where[-1] + 1 :]
-    ends = not after and {w.family for w in removed} <= {"measure", "path", "state"}
+    families = {w.family for w in removed}
+    ends = not after and families <= {"measure", "path", "state"}
     lead = 1 if ends or _verb_between(old_tokens, was, where[0]) else 2
-    if where[0] < lead or len(after) > 2:
+    if where[0] < lead:
         return None  # a value follows the subject: "[Alice Chen] owns …" names the subject
+    if len(after) > 2 and families != {"state"}:
+        return None  # a state said of the subject named after it is still its value:
+        # "tracing stays [disabled] for the sable importer in production"
     if any(t.key in _VERB_AFTER for t in old_tokens[removed[-1].at + 1 :]):
         return None  # "the [orders] table has 12 columns": the stretch is the subject
     if _narrates(old_tokens[: removed[0].at]):
@@ -315,9 +323,11 @@ def _former_value_named(
 
 
 _PAST = frozenset(
-    "went did saw met got made took came gave bought ran told said found left wrote read "
+    "went did saw met got made took came gave bought ran told said found left wrote "
     "spent flew drove".split()
 )
+"""Simple past forms that tell of an event. Not "read": it is spelt as its present, and in
+"runs with read replica enabled" it names a thing."""
 _PASSIVE = frozenset("is are be been being has have had was were get gets got".split())
 
 

@@ -137,3 +137,44 @@ def test_when_decides_which_is_newer_where_both_blocks_have_one(repo: Path) -> N
     ids = [b.id for b in arun(system.recall("how long are audit logs retained")).blocks]
     assert ids[0] == later
     arun(system.close())
+
+
+# Settings as agents write them: a frequency turned into "never", a state said before the subject
+# it is about, the state of a "read replica".
+SETTINGS = (
+    (
+        "should I restart the vesper router relative to the schema migration",
+        "Restart the vesper router after the schema migration, always",
+        "Restart the vesper router after the schema migration, never since the May change",
+    ),
+    (
+        "what about tracing on the sable importer",
+        "Tracing stays disabled for the sable importer in production",
+        "Tracing stays enabled for the sable importer in production since the May change",
+    ),
+    (
+        "resolver_nimbus7 read replica flag",
+        "The resolver_nimbus7 runs with read replica enabled in production",
+        "The resolver_nimbus7 runs with read replica disabled in production since the June change",
+    ),
+)
+
+
+def test_a_confirmed_setting_gives_way_to_its_correction(repo: Path) -> None:
+    """The old settings drew three confirmations each before the world changed: dream must link
+    each correction to its setting, or those confirmations keep the old value first."""
+    system, _ = arun(MemorySystem.init(repo, name="Ada"))
+    olds = arun(system.remember_many([{"content": old} for _, old, _ in SETTINGS])).created
+    arun(system.remember_many([{"content": text} for text in OTHERS]))
+    arun(system.dream(no_llm=True))
+    for _ in range(3):
+        arun(system.outcome(olds, 1.0, source="test"))
+    news = arun(system.remember_many([{"content": new} for _, _, new in SETTINGS])).created
+    arun(system.dream(no_llm=True))
+
+    assert set(revision_edges(system._core.ledger, news)) == set(zip(news, olds, strict=True))
+    for (question, _, _), new, old in zip(SETTINGS, news, olds, strict=True):
+        ids = [b.id for b in arun(system.recall(question, top_k=5, reinforce=False)).blocks]
+        assert ids[0] == new, question
+        assert old not in ids or ids.index(old) > 0
+    arun(system.close())

@@ -31,6 +31,17 @@ CORRECTIONS = (
     # negation
     ("Merges to main are allowed on Fridays", "Merges to main are not allowed on Fridays"),
     ("Guests may book the big room", "Guests may no longer book the big room"),
+    ("Restart the router after the backup, always", "Restart the router after the backup, never"),
+    # a state said before the subject it is about
+    (
+        "Tracing stays disabled for the sable importer in production",
+        "Tracing stays enabled for the sable importer in production since the May change",
+    ),
+    # "read" naming a thing, not telling of an event
+    (
+        "The indexer runs with read replica enabled in production",
+        "The indexer runs with read replica disabled in production",
+    ),
     # person
     ("The on-call lead this week is Omar Haddad", "The on-call lead this week is Priya Nair"),
     ("The payroll export is owned by Lena Vogel", "Kenji Sato now owns the payroll export"),
@@ -91,6 +102,11 @@ NOT_CORRECTIONS = (
         "The region of the Project Quillon is us-east-1",
         "The Project Redwing runs in region eu-west-1",
     ),
+    (
+        "Tracing stays disabled for the billing service in production",
+        "Tracing stays enabled for the search service in production",
+    ),
+    ("Restart the router after the backup, always", "Restart the loader after the backup, never"),
     ("The timeout of billing is 30 seconds", "The timeout of search is 30 seconds"),
     # a state word that describes a noun or is a passive verb states no value
     (
