@@ -19,10 +19,13 @@ checks that ``remember`` and ``status`` never load numpy.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import Any
 
 _lock = threading.Lock()
 
@@ -48,3 +51,25 @@ def lazy_module(name: str) -> ModuleType:
         sys.modules[name] = module
         loader.exec_module(module)
         return module
+
+
+def lazy_exports(
+    package: str, homes: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], object]:
+    """A package's ``__getattr__``: each name of ``homes`` loaded from its submodule at first use.
+
+    ``homes`` maps an exported name to the submodule (relative to ``package``) that defines it;
+    the loaded value is kept in ``namespace`` (the package's ``globals()``), so later reads are
+    ordinary attribute reads. Any other name raises ``AttributeError``, which lets the import
+    system go on to load a submodule of that name.
+    """
+
+    def __getattr__(name: str) -> object:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -13,10 +13,10 @@ module, so the function is bound once, now (every command syncs the index anyway
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from elfmem.index.sync import sync
+from elfmem.lazyload import lazy_exports
 
 if TYPE_CHECKING:
     from elfmem.index.db import IndexDB, index_path, open_index, open_memory_index
@@ -105,10 +105,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:  # a submodule not imported yet: the import system loads it
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES, globals())

@@ -9,7 +9,6 @@ finished at the opening, as before (``MemoryWriter``'s recovery).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from elfmem.errors import NotFound, RepoStateError, UndoError
+from elfmem.lazyload import lazy_exports
 from elfmem.store import elsewhere, pullsteps
 from elfmem.store import repo as repo_mod
 from elfmem.store.notes import LedgerBroken, NotesLedger, anchor_for_block
@@ -47,13 +47,7 @@ _HOMES = {
 """Exported names defined in another module of the package, loaded on first use."""
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:  # a submodule not imported yet: the import system loads it
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES, globals())
 
 
 __all__ = [
