@@ -21,6 +21,7 @@ shares it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from elfmem.adapters.embedder import file_sha256, normalise_rows, text_list
-from elfmem.adapters.models import ModelSpec
+from elfmem.adapters.models import ModelSpec, model_cache
 from elfmem.adapters.static import StaticEmbedder
 from elfmem.errors import ConfigError
 from elfmem.lazyload import lazy_module
@@ -164,16 +165,35 @@ def _open(spec: ModelSpec, weights: Path) -> tuple[Any, Tokenizer]:
 
 def _check_weights(spec: ModelSpec, weights: Path) -> None:
     """The file is the pinned one: a truncated download or another upload under the same name
-    would embed without any error, only wrongly."""
+    would embed without any error, only wrongly.
+
+    Hashing the weights took a tenth of loading the model in every process, so a file found to
+    be the pinned one is remembered in the user cache by what ``stat`` says of it (device,
+    inode, size, modification and change times, as git's index does): any rewrite of the file
+    changes its change time, and the next load hashes it again.
+    """
     try:
-        size = weights.stat().st_size
+        found = weights.stat()
     except OSError as exc:
         raise ConfigError(
             f"The embedding model {spec.name} is not installed ({weights}: {exc.strerror}).",
             spec.recovery,
         ) from exc
-    if size != spec.size or file_sha256(weights) != spec.sha256:
+    seen = (
+        f"{spec.sha256} {weights} {found.st_dev} {found.st_ino} {found.st_size} "
+        f"{found.st_mtime_ns} {found.st_ctime_ns}\n"
+    )
+    stamp = model_cache() / "verified" / f"{spec.name}-{spec.sha256[:12]}"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if stamp.read_text(encoding="utf-8") == seen:
+            return
+    if found.st_size != spec.size or file_sha256(weights) != spec.sha256:
         raise ConfigError(
             f"{weights} is not the pinned {spec.name} model (size or sha256 differs).",
             spec.recovery,
         )
+    part = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):  # a cache that cannot be written costs the hash only
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(seen, encoding="utf-8")
+        os.replace(part, stamp)

