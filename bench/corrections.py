@@ -14,11 +14,12 @@ subjects with a neutral note whose right block, confirmed 3 times or more, is to
 adaptivity report (duplicates, distinct facts archived, wrong corrections).
 
     python bench/corrections.py [--split report|tune] [--seeds 10-29] [--rounds 12] [--jobs 2]
-        [--link learned|declared] [--trace]
+        [--link learned|declared] [--trace] [--flips stream|hash]
     python bench/corrections.py --quick          # 2 report seeds, 8 rounds (about a minute)
 
 ``--trace`` adds why each subject lost from one round to the next was lost
-(``adaptivity_losses``).
+(``adaptivity_losses``). ``--flips hash`` draws each outcome's flip from the outcome itself
+(``truthgen.flip_draw``), so two versions of the code meet the same mistakes whatever they show.
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ from adaptivity_losses import loss_lines  # noqa: E402
 from adaptivity_report import CorpusResult, report  # noqa: E402
 
 
-def _one(args: tuple[int, int, int, str, str, bool]) -> CorpusResult:
-    seed, rounds, correct_at, split, link, trace = args
+def _one(args: tuple[int, int, int, str, str, bool, str]) -> CorpusResult:
+    seed, rounds, correct_at, split, link, trace, flips = args
     adaptivity.LINK = link
     adaptivity.TRACE = trace
+    adaptivity.FLIPS = flips
     return adaptivity._one((seed, (), rounds, correct_at, f"corrections:{split}"))
 
 
@@ -124,16 +126,21 @@ def main() -> None:
         help="corrections recognised by dream, or captured with `supersedes` naming the old block",
     )
     ap.add_argument("--trace", action="store_true", help="why subjects were lost, round by round")
+    ap.add_argument("--flips", choices=("stream", "hash"), default="stream")
     args = ap.parse_args()
     lo = min(correctiongen.TUNE_SEEDS if args.split == "tune" else correctiongen.REPORT_SEEDS)
     default = f"{lo}-{lo + 1}" if args.quick else f"{lo}-{lo + (9 if args.split == 'tune' else 19)}"
     rounds = 8 if args.quick else args.rounds
     seeds = adaptivity._seeds(args.seeds or default)
-    work = [(seed, rounds, args.correct_at, args.split, args.link, args.trace) for seed in seeds]
+    work = [
+        (seed, rounds, args.correct_at, args.split, args.link, args.trace, args.flips)
+        for seed in seeds
+    ]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = sorted(pool.map(_one, work), key=lambda c: c.seed)
     n = len(correctiongen.template_set(args.split))
-    print(f"split {args.split}: {n} templates; corrections' links {args.link}")
+    flips = "" if args.flips == "stream" else "; flips drawn from a hash of the outcome"
+    print(f"split {args.split}: {n} templates; corrections' links {args.link}{flips}")
     per_kind(results)
     from_round(results, 3)
     per_seed(results, 3)
