@@ -347,16 +347,21 @@ async def _correct(
     """Capture the corrections, dream, and move what counts as right and misleading.
 
     With ``--link declared`` each correction is captured with ``supersedes`` naming the block it
-    corrects; otherwise dream has to recognise it (a learned ``revises`` edge)."""
+    corrects; otherwise dream has to recognise it (a learned ``revises`` edge). A block curate
+    archived (a right one that three mistaken outcomes refuted) cannot be superseded: as the
+    refusal's recovery says, its correction is captured without the link."""
     due = [s for s in subjects if s.correction]
     records: list[dict[str, object]] = [{"content": s.correction} for s in due]
     if LINK == "declared":
+        archived = {b.id for b in (await system.ls(status="archived")).blocks}
         for record, s in zip(records, due, strict=True):
-            record["supersedes"] = right[s.name]
+            if right[s.name] not in archived:
+                record["supersedes"] = right[s.name]
     res = await system.remember_many(records)
     await system.dream()
     if LINK == "declared":
-        _unlearn(system, [(n, right[s.name]) for s, n in zip(due, res.created, strict=True)])
+        declared = zip(due, res.created, records, strict=True)
+        _unlearn(system, [(n, right[s.name]) for s, n, r in declared if "supersedes" in r])
     for s, block_id in zip(due, res.created, strict=True):
         old = right[s.name]
         corrections[s.name] = (block_id, old, s.correction_right)
