@@ -18,8 +18,9 @@ adaptivity report (duplicates, distinct facts archived, wrong corrections).
     python bench/corrections.py --quick          # 2 report seeds, 8 rounds (about a minute)
 
 ``--trace`` adds why each subject lost from one round to the next was lost
-(``adaptivity_losses``). ``--flips hash`` draws each outcome's flip from the outcome itself
-(``truthgen.flip_draw``), so two versions of the code meet the same mistakes whatever they show.
+(``adaptivity_losses``). Each outcome's flip is drawn from the outcome itself
+(``truthgen.flip_draw``), so two versions of the code meet the same mistakes whatever they show;
+``--flips stream`` draws them from one stream instead, as before.
 """
 
 from __future__ import annotations
