@@ -13,6 +13,7 @@ from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.errors import InvalidInput
 from elfmem.index import EmbeddingCache, FieldWeights, IndexDB, lexical, sync
+from elfmem.index.db import open_memory_index
 from elfmem.index.termhits import FTS_IDF_FLOOR, TermHits, fts_idf, query_terms, term_hits
 from elfmem.retrieval.fusechoice import similarity, smooth_idf, smoothed_lexical
 
@@ -123,3 +124,60 @@ def test_no_lexical_hit_is_lost_and_only_word_weights_change(hits: TermHits) -> 
         )
         assert score == pytest.approx(expected, rel=1e-9)
     assert list(scores.values()) == sorted(scores.values(), reverse=True)
+
+
+# Words that FTS5's tokenizer folds together or splits: stems ("run", "running", "runs"), case
+# and accents ("Café", "cafe"), a word that is two tokens ("pool_size"), and numbers.
+_VOCAB = "run running runs Café cafe pool_size pool size deploy deploys 42 v2 kids the".split()
+
+
+def _bm25_by_fts5(db: IndexDB, term: str, ids: list[str], w: FieldWeights) -> dict[str, float]:
+    """The part the slow way: FTS5's own bm25() for the one phrase."""
+    sql = (
+        "SELECT b.id, bm25(fts, ?, ?, ?) FROM fts JOIN blocks b ON b.num = fts.rowid"
+        f" WHERE fts MATCH ? AND b.id IN ({','.join('?' * len(ids))})"
+    )
+    rows = db.conn.execute(sql, [w.content, w.cue, w.tags, f'"{term}"', *ids])
+    return {block_id: -score for block_id, score in rows}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=12),
+            st.lists(st.sampled_from(_VOCAB), max_size=4),
+            st.lists(st.sampled_from(["ops", "run", "pool_size"]), max_size=2, unique=True),
+        ),
+        min_size=1,
+        max_size=9,
+    ),
+    st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=5),
+    st.tuples(*[st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5])] * 3),
+    st.data(),
+)
+def test_parts_equal_fts5s_own_bm25(
+    texts: list[tuple[list[str], list[str], list[str]]],
+    words: list[str],
+    weights: tuple[float, float, float],
+    data: st.DataObject,
+) -> None:
+    blocks = [
+        block_text(bid(n), " ".join(content), cue=" ".join(cue), tags=tags)
+        for n, (content, cue, tags) in enumerate(texts)
+    ]
+    db = open_memory_index()
+    try:
+        sync(db, source_with({NOTES: memory_file(*blocks)}), HashModel())
+        w = FieldWeights(*weights)
+        ids = data.draw(st.lists(st.sampled_from([bid(n) for n in range(len(texts))]), min_size=1))
+        query = " ".join(words)
+        hits = term_hits(db, query, ids, w)
+        assert list(hits.parts) == query_terms(query)
+        for term, parts in hits.parts.items():
+            expected = _bm25_by_fts5(db, term, sorted(set(ids)), w)
+            assert parts.keys() == expected.keys()
+            for block_id, part in parts.items():
+                assert part == pytest.approx(expected[block_id], rel=1e-12, abs=1e-15)
+    finally:
+        db.close()
