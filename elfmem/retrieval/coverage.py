@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from elfmem.block.lexicon import STATES
 from elfmem.index.fulltext import STOP_WORDS
 from elfmem.index.termhits import TermHits
 from elfmem.retrieval.dates import MONTHS
@@ -85,12 +86,18 @@ def counted(term: str) -> bool:
 
 
 def answer_kinds(query: str) -> frozenset[str]:
-    """The nouns ``query`` asks by: the last word of a short run between "what", "which" or
-    "whose" and the verb after it ("what state is", "which Python version does"), as the lexical
-    search spells its words. A run that meets any other small word first ("what kind of",
-    "what is") names none."""
+    """The words ``query`` asks by, as the lexical search spells them: the last word of a short
+    run between "what", "which" or "whose" and the verb after it ("what state is", "which Python
+    version does"), and the state a yes-or-no question ends on ("is the endpoint of X open"). A
+    run that meets any other small word first ("what kind of", "what is") names none.
+
+    Either is the answer's kind or a value of it: the block that answers states X's state, which
+    may be another one ("the endpoint of X is now paused"), while a block that holds the word is
+    as likely about another subject ("the endpoint of Y is open")."""
     words = [w.strip("_") for w in _WORD.findall(query.casefold())]
     kinds: set[str] = set()
+    if len(words) > 2 and words[0] in _AUXILIARIES and words[-1] in STATES:
+        kinds.add(words[-1])
     for at, word in enumerate(words):
         if word not in _ASKING:
             continue

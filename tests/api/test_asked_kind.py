@@ -74,3 +74,23 @@ def test_a_state_corrected_in_plain_words_ranks_first_for_a_question_in_other_wo
     assert ids[0] == new, [(b.content, b.note) for b in blocks]
     assert old not in ids or ids.index(old) > 0
     arun(system.close())
+
+
+def test_a_yes_or_no_question_is_answered_by_the_subjects_new_state_not_the_word_elsewhere(
+    repo: Path,
+) -> None:
+    # "is the firewall of Kestrel open", after Kestrel's firewall was paused and Heron's closed:
+    # Kestrel's correction answers it, not Heron's, which replaced a block holding "open"
+    system = _memory(repo)
+    polar = "is the firewall of Kestrel open"
+    for _ in range(3):
+        result = arun(system.recall(polar, top_k=5))
+        old = next(b.id for b in result.blocks if b.content == FACT)
+        arun(system.outcome([old], 1.0))
+    paused = "The firewall of Kestrel is now paused after the security audit"
+    closed = "The firewall of Heron is now closed after the security audit"
+    new, _ = arun(system.remember_many([{"content": paused}, {"content": closed}])).created
+    arun(system.dream(no_llm=True))
+    blocks = arun(system.recall(polar, top_k=5, reinforce=False)).blocks
+    assert blocks[0].id == new, [b.content for b in blocks]
+    arun(system.close())

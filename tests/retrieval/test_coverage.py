@@ -41,6 +41,11 @@ def test_the_noun_a_question_asks_by_is_the_answers_kind() -> None:
     assert answer_kinds("what did Caroline research") == set()
     assert answer_kinds("how many replicas does the api run") == set()
     assert answer_kinds("what Caroline said about her trip to the lake") == set()  # no verb
+    # a yes-or-no question asks for the state it ends on
+    assert answer_kinds("is the public endpoint of the ingest service open") == {"open"}
+    assert answer_kinds("Is the cache of the billing service enabled?") == {"enabled"}
+    assert answer_kinds("is the billing service on call for payments") == set()  # not a state
+    assert answer_kinds("the endpoint is open") == set()  # not a question
 
 
 def test_the_answers_kind_leaves_coverage_and_the_subject_covers_the_rest() -> None:
