@@ -7,13 +7,16 @@ and how many of the exact top-k neighbours the neighbour search dream used found
 search was exact).
 
     python bench/dream_scale.py [--sizes 10000,100000] [--profile FILE] [--keep DIR]
+                                [--embedded mpnet]
 
 ``--keep DIR`` leaves each memory in DIR/dream-N; ``--search-only DIR/dream-N`` measures the
 search columns alone on such a memory, and ``--small-only DIR/dream-N`` only the dream of 100 new
 blocks into it (in a process that just opened it and read it once, as an agent's would; with
 ``--profile FILE`` it writes FILE.small). ``--profile FILE`` writes a cProfile of the big
 dream of the last size (and FILE.small of the dream of 100). The blocks are
-the synthetic notes of ``bench/common.py`` (as ``bench/recall_bench.py``).
+the synthetic notes of ``bench/common.py`` (as ``bench/recall_bench.py``). ``--embedded NAME``
+writes that embedded model into each new memory's config before the import (the quality model,
+say); the embedding cache is shared, so give it a cold one to time a first import.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +38,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import WORDS, parse, sentence  # noqa: E402
 
+from elfmem import config as config_mod  # noqa: E402
 from elfmem.api import MemorySystem  # noqa: E402
 from elfmem.index import vector_store  # noqa: E402
 from elfmem.index.vectorfile import FREE  # noqa: E402
 from elfmem.rhythms.results import DreamResult  # noqa: E402
 
 K = 11  # what dream asks for: 2 × edge_degree_cap + 1
+
+
+async def new_memory(root: Path, embedded: str) -> MemorySystem:
+    """A new memory at ``root``, configured for the embedded model ``embedded`` ('' the default)."""
+    system, _ = await MemorySystem.init(root)
+    if not embedded:
+        return system
+    where = root / ".elfmem" / "config.yaml"
+    config = config_mod.load(where)
+    model = replace(config.embeddings, provider="embedded", model=embedded)
+    where.write_text(config_mod.render(replace(config, embeddings=model)), encoding="utf-8")
+    await system.close()
+    return await MemorySystem.from_config(root)
 
 
 async def import_blocks(system: MemorySystem, start: int, n: int, rng: random.Random) -> None:
@@ -101,7 +119,9 @@ async def timed_dream(
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
-async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[str, object]:
+async def measure(
+    size: int, keep: Path | None, profile: Path | None, embedded: str = ""
+) -> dict[str, object]:
     rng = random.Random(size)
     tmp = tempfile.mkdtemp()
     root = keep / f"dream-{size}" if keep is not None else Path(tmp) / "memory"
@@ -109,7 +129,7 @@ async def measure(size: int, keep: Path | None, profile: Path | None) -> dict[st
         shutil.rmtree(root)
     root.mkdir(parents=True)
     try:
-        system, _ = await MemorySystem.init(root)
+        system = await new_memory(root, embedded)
         t0 = time.perf_counter()
         await import_blocks(system, 0, size, rng)
         import_s = time.perf_counter() - t0
@@ -160,6 +180,7 @@ async def main() -> None:
     ap.add_argument("--profile", type=Path, default=None)
     ap.add_argument("--search-only", type=Path, default=None, metavar="MEMORY")
     ap.add_argument("--small-only", type=Path, default=None, metavar="MEMORY")
+    ap.add_argument("--embedded", default="", help="the embedded model (mpnet, ...); '' default")
     args = parse(ap, {"sizes": "2000"})
     if args.small_only is not None:
         await small_only(args.small_only, args.profile)
@@ -172,7 +193,8 @@ async def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     rows = []
     for s in sizes:
-        rows.append(await measure(s, args.keep, args.profile if s == sizes[-1] else None))
+        profile = args.profile if s == sizes[-1] else None
+        rows.append(await measure(s, args.keep, profile, args.embedded))
         r = rows[-1]
         print(f"# {s}: {r}", flush=True)
     print(

@@ -72,6 +72,7 @@ VARIANTS: dict[str, SearchSettings] = {
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
     "no-mmr": SearchSettings(use_mmr=False),
     "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
+    **{f"dense-{x:g}": SearchSettings(fusion_weights=(1.0, x)) for x in (1.4, 2.0)},
     "lexical-only": SearchSettings(use_mmr=False, fusion_weights=(1.0, 0.0)),
     "rrf-k60": SearchSettings(rrf_k=60),
     "rrf-k20": SearchSettings(rrf_k=20),

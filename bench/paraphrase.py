@@ -59,6 +59,7 @@ VARIANTS: dict[str, SearchSettings] = {
     **{f"mmr-{x:g}": SearchSettings(mmr_lambda=x) for x in (0.8, 0.85, 0.9, 0.95)},
     **{f"feedback-{x:g}": SearchSettings(dense_feedback=x) for x in (0.1, 0.2, 0.45, 0.6)},
     "equal-weights": SearchSettings(fusion_weights=(1.0, 1.0)),
+    **{f"dense-{x:g}": SearchSettings(fusion_weights=(1.0, x)) for x in (1.4, 2.0, 3.0)},
     "seeds-100": SearchSettings(seeds=100),
     # no word match takes part (every hit under the coverage floor): the dense arm and the stages
     "no-words": SearchSettings(coverage_min=1.01),
