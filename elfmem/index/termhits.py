@@ -11,10 +11,12 @@ themselves (term frequency, saturation, length normalisation) stay FTS5's.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -141,9 +143,19 @@ COLUMNS = ("content", "cue", "tags")
 
 @dataclass(frozen=True, slots=True)
 class _Doc:
-    """One block's tokens as FTS5 indexed them: per column, the token at each offset."""
+    """One block's tokens as FTS5 indexed them: per column, the token at each offset, and where
+    each token stands (column, place) so a phrase is looked up, not scanned for."""
 
     columns: tuple[tuple[str, ...], ...]
+    places: dict[str, tuple[tuple[int, int], ...]]
+
+    @classmethod
+    def of(cls, columns: tuple[tuple[str, ...], ...]) -> _Doc:
+        places: dict[str, list[tuple[int, int]]] = {}
+        for c, tokens in enumerate(columns):
+            for at, token in enumerate(tokens):
+                places.setdefault(token, []).append((c, at))
+        return cls(columns, {token: tuple(where) for token, where in places.items()})
 
     @property
     def length(self) -> int:
@@ -153,12 +165,54 @@ class _Doc:
         """The phrase's matches weighted by column (FTS5's ``aFreq``), None when it has none."""
         freq, matched = 0.0, False
         width = len(phrase)
-        for tokens, weight in zip(self.columns, weights, strict=True):
-            for at in range(len(tokens) - width + 1):
-                if tokens[at : at + width] == phrase:
-                    freq += weight
-                    matched = True
+        for c, at in self.places.get(phrase[0], ()) if phrase else ():
+            if self.columns[c][at : at + width] == phrase:
+                freq += weights[c]
+                matched = True
         return freq if matched else None
+
+
+DOCS_TOKENS = 400_000
+"""Most tokens the per-process store of tokenized blocks holds (about 30 MB): recall asks for the
+same candidates two or three times (coverage, fusion, fusion again after dense feedback), and an
+agent's process asks again for the blocks its questions keep finding. Tokenizing a block of
+10 KB again costs a millisecond, so a long-document recall paid most of its time for it."""
+
+
+class _DocStore:
+    """Tokenized blocks by a digest of their indexed text (so an edited block is tokenized anew),
+    least recently used out first once ``DOCS_TOKENS`` is passed. Thread-safe."""
+
+    def __init__(self, limit: int = DOCS_TOKENS) -> None:
+        self.limit = limit
+        self.tokens = 0
+        self.docs: OrderedDict[bytes, _Doc] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: bytes) -> _Doc | None:
+        with self.lock:
+            doc = self.docs.get(key)
+            if doc is not None:
+                self.docs.move_to_end(key)
+            return doc
+
+    def put(self, key: bytes, doc: _Doc) -> None:
+        with self.lock:
+            if key in self.docs:
+                return
+            self.docs[key] = doc
+            self.tokens += doc.length
+            while self.tokens > self.limit and len(self.docs) > 1:
+                _, old = self.docs.popitem(last=False)
+                self.tokens -= old.length
+
+
+_store = _DocStore()
+
+
+def _digest(content: str, cue: str, tags: str) -> bytes:
+    text = "\x00".join((content, cue, tags)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 _local = threading.local()
@@ -180,7 +234,8 @@ def _scratch() -> sqlite3.Connection:
 def _tokenized(
     db: IndexDB, ids: Sequence[str], terms: Sequence[str]
 ) -> tuple[dict[str, _Doc], list[tuple[str, ...]]]:
-    """The asked-for blocks' tokens (by block id) and each term's tokens, as FTS5 makes them."""
+    """The asked-for blocks' tokens (by block id) and each term's tokens, as FTS5 makes them.
+    Blocks tokenized before with the same text come from ``_store``."""
     texts: list[tuple[int, str, str, str, str]] = []
     for chunk in chunks(list(dict.fromkeys(ids))):
         sql = (
@@ -188,12 +243,21 @@ def _tokenized(
             f" JOIN fts f ON f.rowid = b.num WHERE b.id IN ({','.join('?' * len(chunk))})"
         )
         texts.extend(db.conn.execute(sql, chunk))
+    docs: dict[str, _Doc] = {}
+    missing: list[tuple[int, str, str, str, str, bytes]] = []
+    for num, block_id, content, cue, tags in texts:
+        key = _digest(content, cue, tags)
+        doc = _store.get(key)
+        if doc is None:
+            missing.append((num, block_id, content, cue, tags, key))
+        else:
+            docs[block_id] = doc
     scratch = _scratch()
     with scratch:
         scratch.execute("DELETE FROM scratch")
         scratch.executemany(
             "INSERT INTO scratch (rowid, content, cue, tags) VALUES (?, ?, ?, ?)",
-            [(num, content, cue, tags) for num, _, content, cue, tags in texts],
+            [(num, content, cue, tags) for num, _, content, cue, tags, _ in missing],
         )
         scratch.executemany(  # the terms as rows of their own, below every block number
             "INSERT INTO scratch (rowid, content, cue, tags) VALUES (?, ?, '', '')",
@@ -201,15 +265,17 @@ def _tokenized(
         )
         found = scratch.execute("SELECT doc, col, offset, term FROM scratch_tokens").fetchall()
     placed: dict[int, dict[str, dict[int, str]]] = {}
-    for doc, col, offset, token in found:
-        placed.setdefault(doc, {}).setdefault(col, {})[offset] = token
+    for doc_num, col, offset, token in found:
+        placed.setdefault(doc_num, {}).setdefault(col, {})[offset] = token
 
-    def column(doc: int, col: str) -> tuple[str, ...]:
-        at = placed.get(doc, {}).get(col, {})
+    def column(doc_num: int, col: str) -> tuple[str, ...]:
+        at = placed.get(doc_num, {}).get(col, {})
         return tuple(at[k] for k in sorted(at))
 
-    docs = {
-        block_id: _Doc(tuple(column(num, col) for col in COLUMNS)) for num, block_id, *_ in texts
-    }
+    for num, block_id, _, _, _, key in missing:
+        doc = _Doc.of(tuple(column(num, col) for col in COLUMNS))
+        _store.put(key, doc)
+        docs[block_id] = doc
+    docs = {block_id: docs[block_id] for _, block_id, *_ in texts}  # in the index's order
     phrases = [column(-1 - i, "content") for i in range(len(terms))]
     return docs, phrases

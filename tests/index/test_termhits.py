@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from index_support import HashModel, bid, block_text, memory_file, source_with
 
 from elfmem.errors import InvalidInput
-from elfmem.index import EmbeddingCache, FieldWeights, IndexDB, lexical, sync
+from elfmem.index import EmbeddingCache, FieldWeights, IndexDB, lexical, sync, termhits
 from elfmem.index.db import open_memory_index
 from elfmem.index.termhits import FTS_IDF_FLOOR, TermHits, fts_idf, query_terms, term_hits
 from elfmem.retrieval.fusechoice import similarity, smooth_idf, smoothed_lexical
@@ -181,3 +181,35 @@ def test_parts_equal_fts5s_own_bm25(
                 assert part == pytest.approx(expected[block_id], rel=1e-12, abs=1e-15)
     finally:
         db.close()
+
+
+def test_a_block_edited_after_it_was_tokenized_is_scored_by_its_new_text(
+    db: IndexDB, cache: EmbeddingCache
+) -> None:
+    # tokenized blocks are kept between calls: the edit must not be scored by the old tokens
+    old = block_text(bid(0), "The ferry leaves the harbour at noon", cue="ferry times")
+    other = block_text(bid(1), "Ferry tickets are sold on board", cue="ferry tickets")
+    sync(db, source_with({NOTES: memory_file(old, other)}), HashModel(), cache=cache)
+    query = "ferry noon dusk"
+    before = term_hits(db, query, [bid(0), bid(1)])
+    assert bid(0) in before.parts["noon"] and bid(0) not in before.parts["dusk"]
+    new = block_text(bid(0), "The ferry leaves the harbour at dusk", cue="ferry times")
+    sync(db, source_with({NOTES: memory_file(new, other)}), HashModel(), cache=cache)
+    after = term_hits(db, query, [bid(0), bid(1)])
+    assert bid(0) not in after.parts["noon"] and bid(0) in after.parts["dusk"]
+    for term, parts in after.parts.items():
+        assert parts == pytest.approx(_bm25_by_fts5(db, term, [bid(0), bid(1)], FieldWeights()))
+
+
+def test_a_small_store_of_tokenized_blocks_gives_the_same_parts(
+    indexed: IndexDB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the store holds at most a few tokens here, so nearly every block is tokenized anew
+    query = "kids pottery museum tide"
+    ids = [bid(n) for n in range(len(TEXTS))]
+    kept = term_hits(indexed, query, ids)
+    small = termhits._DocStore(limit=8)
+    monkeypatch.setattr(termhits, "_store", small)
+    for _ in range(2):
+        assert term_hits(indexed, query, ids) == kept
+    assert small.tokens <= 8 or len(small.docs) == 1
