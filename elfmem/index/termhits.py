@@ -207,7 +207,18 @@ class _DocStore:
                 self.tokens -= old.length
 
 
-_store = _DocStore()
+_stores: dict[int, _DocStore] = {}
+
+
+def _store() -> _DocStore:
+    """This process's store (a new one in a forked child: the parent's lock may have been held
+    by a thread that does not exist there)."""
+    pid = os.getpid()
+    store = _stores.get(pid)
+    if store is None:
+        _stores.clear()
+        store = _stores[pid] = _DocStore()
+    return store
 
 
 def _digest(content: str, cue: str, tags: str) -> bytes:
@@ -235,7 +246,7 @@ def _tokenized(
     db: IndexDB, ids: Sequence[str], terms: Sequence[str]
 ) -> tuple[dict[str, _Doc], list[tuple[str, ...]]]:
     """The asked-for blocks' tokens (by block id) and each term's tokens, as FTS5 makes them.
-    Blocks tokenized before with the same text come from ``_store``."""
+    Blocks tokenized before with the same text come from this process's store (``_store``)."""
     texts: list[tuple[int, str, str, str, str]] = []
     for chunk in chunks(list(dict.fromkeys(ids))):
         sql = (
@@ -243,11 +254,12 @@ def _tokenized(
             f" JOIN fts f ON f.rowid = b.num WHERE b.id IN ({','.join('?' * len(chunk))})"
         )
         texts.extend(db.conn.execute(sql, chunk))
+    store = _store()
     docs: dict[str, _Doc] = {}
     missing: list[tuple[int, str, str, str, str, bytes]] = []
     for num, block_id, content, cue, tags in texts:
         key = _digest(content, cue, tags)
-        doc = _store.get(key)
+        doc = store.get(key)
         if doc is None:
             missing.append((num, block_id, content, cue, tags, key))
         else:
@@ -274,7 +286,7 @@ def _tokenized(
 
     for num, block_id, _, _, _, key in missing:
         doc = _Doc.of(tuple(column(num, col) for col in COLUMNS))
-        _store.put(key, doc)
+        store.put(key, doc)
         docs[block_id] = doc
     docs = {block_id: docs[block_id] for _, block_id, *_ in texts}  # in the index's order
     phrases = [column(-1 - i, "content") for i in range(len(terms))]

@@ -5,6 +5,8 @@ weight, and among long documents that is most of a question's words."""
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -209,7 +211,19 @@ def test_a_small_store_of_tokenized_blocks_gives_the_same_parts(
     ids = [bid(n) for n in range(len(TEXTS))]
     kept = term_hits(indexed, query, ids)
     small = termhits._DocStore(limit=8)
-    monkeypatch.setattr(termhits, "_store", small)
+    monkeypatch.setattr(termhits, "_stores", {os.getpid(): small})
     for _ in range(2):
         assert term_hits(indexed, query, ids) == kept
     assert small.tokens <= 8 or len(small.docs) == 1
+
+
+def _store_is_free() -> bool:
+    return termhits._store().lock.acquire(timeout=2)
+
+
+def test_a_forked_child_tokenizes_into_a_store_of_its_own() -> None:
+    # a thread of the parent may hold the store's lock when another forks: the child must not wait
+    parent = termhits._store()
+    with parent.lock, multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_store_is_free)
+    assert termhits._store() is parent
